@@ -1,0 +1,114 @@
+/**
+ * createApp wires one HTTP server: REST routes, Apollo at /graphql and graphql-ws on the same
+ * path. It does not listen; main.ts and the tests do.
+ */
+import http from 'node:http';
+import express, { NextFunction, Request, Response } from 'express';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { Config } from './config';
+import { AppError } from './common/errors';
+import { Logger } from './common/logger';
+import { Orm } from './db/orm';
+import { Context, createContext } from './graphql/context';
+import { formatGraphQLError } from './graphql/errors';
+import { depthLimit } from './graphql/limits';
+import { buildAppSchema } from './graphql/schema';
+import { startWebSocketServer } from './graphql/websocket';
+import { compileRoutes, restRouter } from './rest/adapter';
+import { sendAppError, sendError } from './rest/respond';
+import { restRoutes } from './rest/routes';
+import { createServices } from './services';
+
+export interface App {
+  httpServer: http.Server;
+  /** Stops accepting, drains HTTP requests and websockets. The database is the caller's. */
+  close(): Promise<void>;
+}
+
+export async function createApp(config: Config, orm: Orm, logger: Logger): Promise<App> {
+  const development = config.env === 'development';
+  const services = createServices(config, logger);
+  const schema = await buildAppSchema();
+  const routes = compileRoutes(schema, restRoutes);
+
+  const app = express();
+  const httpServer = http.createServer(app);
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await orm.em.getConnection().execute('select 1');
+      res.json({ status: 'ready' });
+    } catch (error) {
+      logger.warn({ err: error }, 'readiness check failed');
+      res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.' });
+    }
+  });
+
+  app.use(express.json({ limit: config.bodyLimit }));
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const ctx = await createContext({
+      em: orm.em,
+      services,
+      logger,
+      ip: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      authorization: req.headers.authorization,
+      requestId: req.get('x-request-id'),
+    });
+    res.locals.ctx = ctx;
+    res.setHeader('X-Request-Id', ctx.requestId);
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.logger.info({ method: req.method, path: req.path, status: res.statusCode, durationMs }, 'request');
+    });
+    next();
+  });
+
+  const websocket = startWebSocketServer({
+    httpServer,
+    schema,
+    logger,
+    source: (request) => ({ em: orm.em, services, logger, ip: request.socket.remoteAddress ?? 'unknown' }),
+  });
+  const apollo = new ApolloServer<Context>({
+    schema,
+    validationRules: [depthLimit()],
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, development),
+    includeStacktraceInErrorResponses: development,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      { serverWillStart: async () => ({ drainServer: () => websocket.dispose() }) },
+      ...(config.env === 'production' ? [ApolloServerPluginLandingPageDisabled()] : []),
+    ],
+  });
+  await apollo.start();
+  app.use('/graphql', expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as Context }));
+
+  app.use(restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context }));
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json({ message: `The route ${req.method} ${req.path} could not be found.` });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.parse.failed') return sendAppError(res, new AppError('BAD_REQUEST', 'The request body is not valid JSON.'));
+    if (type === 'entity.too.large') {
+      return sendAppError(res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${config.bodyLimit}.`));
+    }
+    const ctx = res.locals.ctx as Context | undefined;
+    sendError(res, error, { development, logger: ctx?.logger ?? logger.child({ path: req.path }) });
+  });
+
+  return {
+    httpServer,
+    close: () => apollo.stop(),
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * Configuration from the environment, validated once at start. Every bad value is reported
+ * with its variable name; production refuses development-only features and weak secrets.
+ */
+import path from 'node:path';
+
+export type Environment = 'development' | 'test' | 'production';
+export type OtpSenderKind = 'log' | 'whatsapp';
+
+export interface Config {
+  env: Environment;
+  host: string;
+  port: number;
+  logLevel: string;
+  /** PostgreSQL connection string; undefined means the embedded database in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  redisUrl?: string;
+  trustProxy: boolean;
+  bodyLimit: string;
+  jwt: { secret: string; issuer: string; audience: string; ttlSeconds: number };
+  otp: {
+    sender: OtpSenderKind;
+    ttlSeconds: number;
+    maxAttempts: number;
+    resendCooldownSeconds: number;
+    perPhonePerHour: number;
+    perPhonePerDay: number;
+    perIpPerHour: number;
+    perIpPerDay: number;
+    /** How long a verified phone may complete its profile. */
+    verificationTtlSeconds: number;
+    /** E.164 number -> fixed code; no message is sent to these. */
+    testNumbers: Map<string, string>;
+    defaultCountry?: string;
+  };
+  whatsapp: {
+    apiUrl: string;
+    phoneNumberId: string;
+    accessToken: string;
+    templateName: string;
+    templateLanguage: string;
+    timeoutMs: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Used only outside production so that `npm start` works with nothing set. */
+export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-do-not-use-in-production';
+
+/** A fresh development install can sign in without reading logs: see the README. */
+export const DEVELOPMENT_TEST_NUMBERS = '+15550000001=123456';
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const int = (name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${name} must be a whole number between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean) => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes'].includes(raw)) return true;
+    if (['0', 'false', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, fallback?: string, protocols = ['http:', 'https:']) => {
+    const raw = read(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error();
+      return raw;
+    } catch {
+      problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}`);
+      return undefined;
+    }
+  };
+
+  const envName = oneOf<Environment>('NODE_ENV', ['development', 'test', 'production'], 'development');
+  const production = envName === 'production';
+
+  let secret = read('JWT_SECRET');
+  if (!secret) {
+    if (production) problems.push('JWT_SECRET is required in production (at least 32 characters)');
+    secret = DEVELOPMENT_JWT_SECRET;
+  } else if (secret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters');
+  } else if (production && secret === DEVELOPMENT_JWT_SECRET) {
+    problems.push('JWT_SECRET must not be the development secret in production');
+  }
+
+  const sender = oneOf<OtpSenderKind>('OTP_SENDER', ['log', 'whatsapp'], production ? 'whatsapp' : 'log');
+  const whatsapp = {
+    apiUrl: url('WHATSAPP_API_URL', 'https://graph.facebook.com/v21.0') ?? '',
+    phoneNumberId: read('WHATSAPP_PHONE_NUMBER_ID') ?? '',
+    accessToken: read('WHATSAPP_ACCESS_TOKEN') ?? '',
+    templateName: read('WHATSAPP_TEMPLATE_NAME') ?? 'otp_code',
+    templateLanguage: read('WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US',
+    timeoutMs: int('WHATSAPP_TIMEOUT_MS', 10_000, 100, 120_000),
+  };
+  if (sender === 'whatsapp') {
+    if (!whatsapp.phoneNumberId) problems.push('WHATSAPP_PHONE_NUMBER_ID is required when OTP_SENDER=whatsapp');
+    if (!whatsapp.accessToken) problems.push('WHATSAPP_ACCESS_TOKEN is required when OTP_SENDER=whatsapp');
+  }
+
+  const testNumbers = parseTestNumbers(
+    read('OTP_TEST_NUMBERS') ?? (envName === 'development' ? DEVELOPMENT_TEST_NUMBERS : undefined),
+    problems,
+  );
+  const databaseUrl = url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+  if (production) {
+    if (sender === 'log') problems.push('OTP_SENDER=log writes codes to the log and is refused in production');
+    if (testNumbers.size > 0) problems.push('OTP_TEST_NUMBERS is a development feature and is refused in production');
+    if (!read('DATABASE_URL')) problems.push('DATABASE_URL is required in production (the embedded database is for development)');
+  }
+  const defaultCountry = read('PHONE_DEFAULT_COUNTRY')?.toUpperCase();
+  if (defaultCountry !== undefined && !/^[A-Z]{2}$/.test(defaultCountry)) {
+    problems.push('PHONE_DEFAULT_COUNTRY must be a two-letter country code such as MA or FR');
+  }
+
+  const config: Config = {
+    env: envName,
+    host: read('HOST') ?? '0.0.0.0',
+    port: int('PORT', 3000, 0, 65535),
+    logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envName === 'test' ? 'silent' : 'info'),
+    databaseUrl,
+    dataDir: path.resolve(read('DATA_DIR') ?? '.data'),
+    redisUrl: url('REDIS_URL', undefined, ['redis:', 'rediss:']),
+    trustProxy: bool('TRUST_PROXY', false),
+    bodyLimit: read('BODY_LIMIT') ?? '100kb',
+    jwt: {
+      secret,
+      issuer: read('JWT_ISSUER') ?? 'delivery-platform',
+      audience: read('JWT_AUDIENCE') ?? 'delivery-platform-clients',
+      ttlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
+    },
+    otp: {
+      sender,
+      ttlSeconds: int('OTP_TTL_SECONDS', 300, 30, 3600),
+      maxAttempts: int('OTP_MAX_ATTEMPTS', 5, 1, 20),
+      resendCooldownSeconds: int('OTP_RESEND_COOLDOWN_SECONDS', 60, 0, 3600),
+      perPhonePerHour: int('OTP_MAX_PER_PHONE_PER_HOUR', 5, 1),
+      perPhonePerDay: int('OTP_MAX_PER_PHONE_PER_DAY', 10, 1),
+      perIpPerHour: int('OTP_MAX_PER_IP_PER_HOUR', 20, 1),
+      perIpPerDay: int('OTP_MAX_PER_IP_PER_DAY', 100, 1),
+      verificationTtlSeconds: int('OTP_VERIFICATION_TTL_SECONDS', 900, 60, 86400),
+      testNumbers,
+      defaultCountry,
+    },
+    whatsapp,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** `+15550000001=123456,+15550000002=654321` -> Map. Numbers must already be E.164. */
+function parseTestNumbers(raw: string | undefined, problems: string[]): Map<string, string> {
+  const numbers = new Map<string, string>();
+  if (!raw) return numbers;
+  for (const entry of raw.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const match = /^(\+[1-9]\d{6,14})=(\d{6})$/.exec(entry);
+    if (!match) {
+      problems.push(`OTP_TEST_NUMBERS entry "${entry}" must look like +15550000001=123456`);
+      continue;
+    }
+    numbers.set(match[1], match[2]);
+  }
+  return numbers;
+}

@@ -1,0 +1,52 @@
+/**
+ * One classification of every error, shared by /graphql, REST and websockets: AppError as is,
+ * argument validation as VALIDATION with dotted field paths, anything else INTERNAL (logged,
+ * and masked outside development).
+ */
+import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { ArgumentValidationError } from 'type-graphql';
+import type { ValidationError } from 'class-validator';
+import { AppError, FieldErrors } from '../common/errors';
+
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error instanceof ArgumentValidationError) {
+    const fields = flattenValidationErrors(error.extensions.validationErrors as ValidationError[]);
+    return new AppError('VALIDATION', 'The given data was invalid.', { fields });
+  }
+  if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
+  return undefined;
+}
+
+/** class-validator's tree -> `{ "items.0.quantity": ["..."] }`. */
+export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const error of errors) {
+    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    if (error.constraints) fields[path] = Object.values(error.constraints);
+    Object.assign(fields, flattenValidationErrors(error.children ?? [], path));
+  }
+  return fields;
+}
+
+/** Apollo's formatError: codes in extensions, internal errors masked outside development. */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, development: boolean): GraphQLFormattedError {
+  const appError = toAppError(error);
+  if (appError) {
+    return {
+      message: appError.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: {
+        code: appError.code,
+        ...(appError.details.fields && { fields: appError.details.fields }),
+        ...(appError.details.retryAfter !== undefined && { retryAfter: appError.details.retryAfter }),
+      },
+    };
+  }
+  // Errors GraphQL itself raises about the document (syntax, validation) are the client's.
+  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  if (!original || original instanceof GraphQLError) return formatted;
+  if (development) return formatted;
+  return { message: 'Internal server error.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
+}

@@ -1,0 +1,59 @@
+/** Process entry: config -> database (migrated) -> app.listen; graceful shutdown on signals. */
+import 'reflect-metadata';
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './common/logger';
+import { openDatabase } from './db/orm';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  logger.info({ env: config.env, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'starting');
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const app = await createApp(config, db.orm, logger);
+  await new Promise<void>((resolve) => app.httpServer.listen(config.port, config.host, resolve));
+  const address = app.httpServer.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port }, `listening on http://localhost:${port} (REST, POST /graphql, ws /graphql)`);
+  if (config.otp.testNumbers.size > 0 && config.env === 'development') {
+    const [phone, code] = [...config.otp.testNumbers][0];
+    logger.info(`sign in: POST /v1/auth/customer/send-otp {"phone_number":"${phone}"}, then verify-otp with code ${code}`);
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining connections');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 15_000).unref();
+    try {
+      await app.close();
+      await db.close();
+      clearTimeout(force);
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

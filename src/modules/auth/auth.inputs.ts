@@ -1,0 +1,58 @@
+import { Field, InputType } from 'type-graphql';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+@InputType()
+export class SendOtpInput {
+  @Field({ description: 'Any common format; stored and answered in E.164.' })
+  @IsString()
+  @MaxLength(32)
+  phoneNumber!: string;
+}
+
+@InputType()
+export class DeviceFields {
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  deviceId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  pushToken?: string | null;
+}
+
+@InputType()
+export class VerifyOtpInput extends DeviceFields {
+  @Field()
+  @IsString()
+  @MaxLength(32)
+  phoneNumber!: string;
+
+  @Field()
+  @IsString()
+  @MaxLength(16)
+  verificationCode!: string;
+}
+
+@InputType()
+export class CompleteProfileInput extends DeviceFields {
+  @Field()
+  @IsString()
+  @MaxLength(32)
+  phoneNumber!: string;
+
+  @Field()
+  @IsString()
+  @IsNotEmpty({ message: 'firstName is required.' })
+  @MaxLength(100)
+  firstName!: string;
+
+  @Field()
+  @IsString()
+  @IsNotEmpty({ message: 'lastName is required.' })
+  @MaxLength(100)
+  lastName!: string;
+}

@@ -1,0 +1,42 @@
+import { Config } from '../../../config';
+import { MessageSender } from './message-sender';
+
+/**
+ * WhatsApp Cloud API: an authentication template whose body and copy-code button both carry
+ * the code. POST {apiUrl}/{phoneNumberId}/messages with a bearer access token.
+ */
+export class WhatsAppSender implements MessageSender {
+  constructor(private readonly config: Config['whatsapp']) {}
+
+  async sendCode(phoneNumber: string, code: string): Promise<void> {
+    const url = `${this.config.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(this.config.phoneNumberId)}/messages`;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(this.templateMessage(phoneNumber, code)),
+      signal: AbortSignal.timeout(this.config.timeoutMs),
+    });
+    if (!response.ok) {
+      const detail = await response.text().catch(() => '');
+      // The provider's answer names the problem (bad template, expired token); never the code.
+      throw new Error(`WhatsApp API answered ${response.status}: ${detail.slice(0, 500)}`);
+    }
+  }
+
+  private templateMessage(phoneNumber: string, code: string) {
+    return {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: phoneNumber.replace(/^\+/, ''),
+      type: 'template',
+      template: {
+        name: this.config.templateName,
+        language: { code: this.config.templateLanguage },
+        components: [
+          { type: 'body', parameters: [{ type: 'text', text: code }] },
+          { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: code }] },
+        ],
+      },
+    };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The REST adapter: compiles the route table against the schema once at start (a document
+ * that does not validate fails the boot), then answers each request by executing its
+ * document with the same context, auth and validation as /graphql.
+ */
+import { Router, Request, Response } from 'express';
+import {
+  DocumentNode,
+  execute,
+  GraphQLSchema,
+  Kind,
+  OperationDefinitionNode,
+  parse,
+  validate,
+} from 'graphql';
+import { AppError, validationFailed } from '../common/errors';
+import { Context } from '../graphql/context';
+import { RestRoute } from './route';
+import { sendError } from './respond';
+import { variableType, VariableReader } from './variables';
+
+interface CompiledRoute extends RestRoute {
+  ast: DocumentNode;
+  operation: OperationDefinitionNode;
+  /** Response key of the single root field. */
+  rootKey: string;
+}
+
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const where = `${route.method} ${route.path}`;
+    const ast = parse(route.document);
+    const problems = validate(schema, ast).map((e) => e.message);
+    const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    if (operations.length !== 1) problems.push('the document must hold exactly one operation');
+    const operation = operations[0];
+    const roots = operation?.selectionSet.selections ?? [];
+    if (roots.length !== 1 || roots[0].kind !== Kind.FIELD) problems.push('the operation must select exactly one root field');
+    const declared = new Set(operation?.variableDefinitions?.map((v) => v.variable.name.value));
+    for (const [, name] of route.path.matchAll(/:(\w+)/g)) {
+      if (!declared.has(name)) problems.push(`path parameter :${name} is not a variable of the document`);
+    }
+    if (route.bodyVariable && !declared.has(route.bodyVariable)) problems.push(`bodyVariable $${route.bodyVariable} is not declared`);
+    if (problems.length > 0) throw new Error(`REST route ${where} is invalid:\n  ${problems.join('\n  ')}`);
+    const root = roots[0] as { alias?: { value: string }; name: { value: string } };
+    return { ...route, ast, operation, rootKey: root.alias?.value ?? root.name.value };
+  });
+}
+
+export function restRouter(
+  schema: GraphQLSchema,
+  routes: CompiledRoute[],
+  opts: { development: boolean; context: (res: Response) => Context },
+): Router {
+  const router = Router();
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    router[method](route.path, async (req: Request, res: Response) => {
+      const ctx = opts.context(res);
+      try {
+        const variableValues = readVariables(schema, route, req);
+        const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
+        if (result.errors?.length) throw result.errors[0];
+        const value = result.data?.[route.rootKey] as Record<string, unknown> | null;
+        res.status(route.status ?? 200).json(envelope(route, value));
+      } catch (error) {
+        sendError(res, error, { development: opts.development, logger: ctx.logger });
+      }
+    });
+  }
+  return router;
+}
+
+function envelope(route: RestRoute, value: Record<string, unknown> | null) {
+  switch (route.envelope ?? 'data') {
+    case 'none':
+      return value;
+    case 'message':
+      return { success: true, message: value?.message, ...(value?.data !== undefined && { data: value.data }) };
+    default:
+      return { success: true, data: value };
+  }
+}
+
+function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request): Record<string, unknown> {
+  const reader = new VariableReader();
+  const body = isObject(req.body) ? req.body : {};
+  const query = req.query as Record<string, unknown>;
+  const variables: Record<string, unknown> = {};
+  for (const definition of route.operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = variableType(schema, definition);
+    if (name in req.params) {
+      const before = Object.keys(reader.errors).length;
+      variables[name] = reader.read(req.params[name], type, name);
+      // A path that does not parse (e.g. /menus/abc) names no resource: 404, not 422.
+      if (Object.keys(reader.errors).length > before) {
+        throw new AppError('NOT_FOUND', `The route ${req.method} ${req.path} could not be found.`);
+      }
+      continue;
+    }
+    const raw = name === route.bodyVariable ? body : name in body ? body[name] : query[name];
+    const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
+    if (value !== undefined) variables[name] = value;
+  }
+  if (Object.keys(reader.errors).length > 0) throw validationFailed(reader.errors);
+  return variables;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

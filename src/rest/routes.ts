@@ -1,0 +1,5 @@
+/** Every documented REST path, module by module. */
+import { authRoutes } from '../modules/auth/auth.rest';
+import { RestRoute } from './route';
+
+export const restRoutes: RestRoute[] = [...authRoutes];

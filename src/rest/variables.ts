@@ -1,0 +1,102 @@
+/**
+ * Turns path, query and body values into the variables a document declares, with the
+ * messages of spec §7: `{ "items.0.quantity": ["The items.0.quantity must be at least 1."] }`.
+ * Query and path values arrive as strings and are read by the declared type (Int, Float,
+ * Boolean as 1/0/true/false); input objects accept snake_case keys.
+ */
+import {
+  GraphQLInputType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  typeFromAST,
+  VariableDefinitionNode,
+} from 'graphql';
+import { FieldErrors } from '../common/errors';
+
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+export function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
+  return typeFromAST(schema, definition.type as never) as GraphQLInputType;
+}
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+export class VariableReader {
+  readonly errors: FieldErrors = {};
+
+  /** `undefined` result means "leave the variable out". */
+  read(value: unknown, type: GraphQLInputType, path: string): unknown {
+    if (isNonNullType(type)) {
+      if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+        return this.fail(path, `The ${path} field is required.`);
+      }
+      return this.read(value, type.ofType, path);
+    }
+    if (value === undefined) return undefined;
+    if (value === null) return null;
+    if (isListType(type)) {
+      const items = Array.isArray(value) ? value : typeof value === 'string' ? [value] : undefined;
+      if (!items) return this.fail(path, `The ${path} must be an array.`);
+      return items.map((item, i) => this.read(item, type.ofType, `${path}.${i}`) ?? null);
+    }
+    if (isInputObjectType(type)) {
+      if (typeof value !== 'object' || Array.isArray(value)) return this.fail(path, `The ${path} must be an object.`);
+      const source = value as Record<string, unknown>;
+      const result: Record<string, unknown> = {};
+      for (const [name, field] of Object.entries(type.getFields())) {
+        const rest = snakeCase(name);
+        const read = this.read(source[rest] !== undefined ? source[rest] : source[name], field.type, path ? `${path}.${rest}` : rest);
+        if (read !== undefined) result[name] = read;
+      }
+      return result;
+    }
+    if (isEnumType(type)) {
+      if (typeof value === 'string' && type.getValue(value)) return value;
+      return this.fail(path, `The ${path} must be one of: ${type.getValues().map((v) => v.name).join(', ')}.`);
+    }
+    if (isScalarType(type)) return this.scalar(value, type, path);
+    return value;
+  }
+
+  private scalar(value: unknown, type: GraphQLScalarType, path: string): unknown {
+    const text = typeof value === 'string' ? value.trim() : undefined;
+    switch (type.name) {
+      case 'Int':
+        if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 2 ** 31 - 1) return value;
+        if (text !== undefined && INTEGER.test(text) && Math.abs(Number(text)) <= 2 ** 31 - 1) return Number(text);
+        return this.fail(path, `The ${path} must be an integer.`);
+      case 'Float':
+        if (typeof value === 'number' && Number.isFinite(value)) return value;
+        if (text !== undefined && NUMBER.test(text)) return Number(text);
+        return this.fail(path, `The ${path} must be a number.`);
+      case 'Boolean':
+        if (typeof value === 'boolean') return value;
+        if (value === 1 || text === '1' || text === 'true') return true;
+        if (value === 0 || text === '0' || text === 'false') return false;
+        return this.fail(path, `The ${path} field must be true or false.`);
+      case 'String':
+      case 'ID':
+        if (typeof value === 'string') return value;
+        if (type.name === 'ID' && typeof value === 'number') return String(value);
+        return this.fail(path, `The ${path} must be a string.`);
+      default:
+        try {
+          type.parseValue(value);
+          return value;
+        } catch {
+          return this.fail(path, `The ${path} is not a valid ${type.name}.`);
+        }
+    }
+  }
+
+  private fail(path: string, message: string): undefined {
+    (this.errors[path] ??= []).push(message);
+    return undefined;
+  }
+}

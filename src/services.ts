@@ -1,0 +1,20 @@
+/** The long-lived services, built once per app and reached through the request context. */
+import { Config } from './config';
+import { Logger } from './common/logger';
+import { AuthService } from './modules/auth/auth.service';
+import { OtpService } from './modules/auth/otp.service';
+import { createMessageSender, MessageSender } from './modules/auth/senders';
+import { TokenService } from './modules/auth/token.service';
+
+export interface Services {
+  config: Config;
+  tokens: TokenService;
+  auth: AuthService;
+}
+
+export function createServices(config: Config, logger: Logger, sender?: MessageSender): Services {
+  const tokens = new TokenService(config.jwt);
+  const otp = new OtpService(config.otp, config.jwt.secret);
+  const auth = new AuthService(config.otp, otp, tokens, sender ?? createMessageSender(config, logger));
+  return { config, tokens, auth };
+}
