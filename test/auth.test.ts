@@ -1,0 +1,371 @@
+/** Spec §4.1 customer authentication over REST, one describe per endpoint. */
+import jwt from 'jsonwebtoken';
+import { passCooldown, registerCustomer, uniquePhone } from './helpers/auth';
+import { startTestServer, TestServer, TEST_CODE, TEST_PHONE } from './helpers/server';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+beforeEach(async () => {
+  await server.reset();
+});
+
+const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
+
+const sendOtp = (phone_number: unknown, headers?: Record<string, string>) =>
+  server.http.post('/v1/auth/customer/send-otp', { phone_number }, { headers });
+const verifyOtp = (body: Record<string, unknown>) => server.http.post('/v1/auth/customer/verify-otp', body);
+
+describe('POST /v1/auth/customer/send-otp', () => {
+  it('answers 202 with a message and sends the code through the WhatsApp authentication template', async () => {
+    const phone = uniquePhone();
+    const res = await sendOtp(phone);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Verification code sent.',
+      data: { phone_number: phone, expires_in: 300, resend_in: 60 },
+    });
+    expect(server.whatsapp.messages).toHaveLength(1);
+    const [message] = server.whatsapp.messages;
+    expect(message.path).toBe('/v21.0/1234567890/messages');
+    expect(message.authorization).toBe('Bearer test-access-token');
+    expect(message.body).toMatchObject({
+      messaging_product: 'whatsapp',
+      to: phone.slice(1),
+      type: 'template',
+      template: { name: 'otp_code', language: { code: 'en_US' } },
+    });
+    const code = server.whatsapp.lastCodeFor(phone);
+    expect(code).toMatch(/^\d{6}$/);
+    expect(message.body.template.components[1]).toEqual({
+      type: 'button',
+      sub_type: 'url',
+      index: '0',
+      parameters: [{ type: 'text', text: code }],
+    });
+  });
+
+  it('stores only an HMAC of the code, valid for 5 minutes', async () => {
+    const phone = uniquePhone();
+    await sendOtp(phone);
+    const code = server.whatsapp.lastCodeFor(phone);
+    const [row] = await sql(`select code_hash, extract(epoch from expires_at - created_at) as ttl from otp_codes where phone_number = ?`, [phone]);
+    expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.code_hash).not.toContain(code);
+    expect(Number(row.ttl)).toBe(300);
+  });
+
+  it('normalises the phone number to E.164', async () => {
+    const res = await sendOtp('+1 (415) 555-2671');
+    expect(res.status).toBe(202);
+    expect(res.body.data.phone_number).toBe('+14155552671');
+  });
+
+  it('sends no message to a configured test number', async () => {
+    const res = await sendOtp(TEST_PHONE);
+    expect(res.status).toBe(202);
+    expect(server.whatsapp.messages).toHaveLength(0);
+  });
+
+  it('answers 422 with errors when phone_number is missing, not a string or not a phone number', async () => {
+    const missing = await server.http.post('/v1/auth/customer/send-otp', {});
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual({ phone_number: ['The phone_number field is required.'] });
+
+    const notString = await sendOtp(212600000001);
+    expect(notString.status).toBe(422);
+    expect(notString.body.errors.phone_number).toEqual(['The phone_number must be a string.']);
+
+    const invalid = await sendOtp('12345');
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.errors).toEqual({ phone_number: ['The phone number is not a valid phone number.'] });
+    expect(server.whatsapp.messages).toHaveLength(0);
+  });
+
+  it('answers 429 with Retry-After when a code is requested again within 60 seconds', async () => {
+    const phone = uniquePhone();
+    expect((await sendOtp(phone)).status).toBe(202);
+    const again = await sendOtp(phone);
+    expect(again.status).toBe(429);
+    expect(again.body).toEqual({ message: 'Please wait before requesting another code.' });
+    const retryAfter = Number(again.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(server.whatsapp.messages).toHaveLength(1);
+  });
+
+  it('caps codes per phone per hour (5) and answers 429 with the wait until the oldest leaves the window', async () => {
+    const phone = uniquePhone();
+    for (let i = 0; i < 5; i++) {
+      expect((await sendOtp(phone)).status).toBe(202);
+      await passCooldown(server);
+    }
+    const capped = await sendOtp(phone);
+    expect(capped.status).toBe(429);
+    expect(capped.body.message).toBe('Too many verification codes requested. Try again later.');
+    const retryAfter = Number(capped.headers.get('retry-after'));
+    // The oldest send was moved 5 × 2 minutes back: it leaves the hour window in 50 minutes.
+    expect(retryAfter).toBeGreaterThanOrEqual(2990);
+    expect(retryAfter).toBeLessThanOrEqual(3000);
+  });
+
+  it('a resend replaces the code: the earlier one stops working', async () => {
+    const phone = uniquePhone();
+    await sendOtp(phone);
+    const first = server.whatsapp.lastCodeFor(phone);
+    await passCooldown(server);
+    await sendOtp(phone);
+    const second = server.whatsapp.lastCodeFor(phone);
+    if (first !== second) {
+      expect((await verifyOtp({ phone_number: phone, verification_code: first })).status).toBe(400);
+    }
+    expect((await verifyOtp({ phone_number: phone, verification_code: second })).status).toBe(200);
+  });
+
+  it('answers 500 when the provider fails, leaving no usable code and no cooldown behind', async () => {
+    const phone = uniquePhone();
+    server.whatsapp.failNext(500);
+    const failed = await sendOtp(phone);
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ message: 'The verification code could not be sent. Please try again later.' });
+    expect(await sql(`select * from otp_codes where phone_number = ?`, [phone])).toHaveLength(0);
+    expect(await sql(`select * from otp_sends where phone_number = ?`, [phone])).toHaveLength(0);
+
+    const retried = await sendOtp(phone);
+    expect(retried.status).toBe(202);
+  });
+});
+
+describe('POST /v1/auth/customer/send-otp — limits per client IP', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ OTP_MAX_PER_IP_PER_HOUR: '3', OTP_MAX_PER_IP_PER_DAY: '10', TRUST_PROXY: 'true' });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it('answers 429 once one address asked for 3 codes in an hour, whatever the phone', async () => {
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    for (let i = 0; i < 3; i++) {
+      const res = await limited.http.post('/v1/auth/customer/send-otp', { phone_number: uniquePhone() }, { headers: from('203.0.113.7') });
+      expect(res.status).toBe(202);
+    }
+    const capped = await limited.http.post('/v1/auth/customer/send-otp', { phone_number: uniquePhone() }, { headers: from('203.0.113.7') });
+    expect(capped.status).toBe(429);
+    expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(0);
+    const other = await limited.http.post('/v1/auth/customer/send-otp', { phone_number: uniquePhone() }, { headers: from('203.0.113.8') });
+    expect(other.status).toBe(202);
+  });
+});
+
+describe('POST /v1/auth/customer/verify-otp', () => {
+  it('answers 200 for a new phone, saying the user does not exist yet', async () => {
+    await sendOtp(TEST_PHONE);
+    const res = await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Phone number verified. Complete your profile to finish signing up.',
+      data: { user_exists: false, phone_number: TEST_PHONE, access_token: null, token_type: null, expires_in: null, user: null },
+    });
+  });
+
+  it('answers 200 with a token and the user for an existing user, and remembers the device', async () => {
+    const { user } = await registerCustomer(server);
+    await passCooldown(server);
+    await sendOtp(user.phone_number);
+    const code = server.whatsapp.lastCodeFor(user.phone_number);
+    const res = await verifyOtp({ phone_number: user.phone_number, verification_code: code, device_id: 'pixel-8', push_token: 'fcm-token-1' });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Authentication successful.');
+    expect(res.body.data).toMatchObject({ user_exists: true, phone_number: user.phone_number, token_type: 'Bearer', expires_in: 2592000 });
+    expect(res.body.data.user).toEqual(user);
+    const me = await server.http.get('/v1/auth/customer/me', { token: res.body.data.access_token });
+    expect(me.body.data.id).toBe(user.id);
+    expect(await sql(`select device_id, push_token from user_devices where user_id = ?`, [user.id])).toEqual([
+      { device_id: 'pixel-8', push_token: 'fcm-token-1' },
+    ]);
+  });
+
+  it('answers 400 for a wrong code, an expired code, a phone without a code, and a code used twice', async () => {
+    const phone = uniquePhone();
+    await sendOtp(phone);
+    const code = server.whatsapp.lastCodeFor(phone);
+    const wrong = code === '000000' ? '111111' : '000000';
+    const bad = await verifyOtp({ phone_number: phone, verification_code: wrong });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ message: 'The verification code is invalid or has expired.' });
+
+    expect((await verifyOtp({ phone_number: uniquePhone(), verification_code: '123456' })).status).toBe(400);
+
+    expect((await verifyOtp({ phone_number: phone, verification_code: code })).status).toBe(200);
+    expect((await verifyOtp({ phone_number: phone, verification_code: code })).status).toBe(400);
+
+    await passCooldown(server);
+    await sendOtp(phone);
+    const fresh = server.whatsapp.lastCodeFor(phone);
+    await sql(`update otp_codes set expires_at = now() - interval '1 second' where phone_number = ?`, [phone]);
+    expect((await verifyOtp({ phone_number: phone, verification_code: fresh })).status).toBe(400);
+  });
+
+  it('answers 422 naming each missing field', async () => {
+    const res = await verifyOtp({});
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      phone_number: ['The phone_number field is required.'],
+      verification_code: ['The verification_code field is required.'],
+    });
+  });
+
+  it('burns the code after 5 wrong attempts and answers 429, even for the right code afterwards', async () => {
+    const phone = uniquePhone();
+    await sendOtp(phone);
+    const code = server.whatsapp.lastCodeFor(phone);
+    const wrong = code === '000000' ? '111111' : '000000';
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await verifyOtp({ phone_number: phone, verification_code: wrong })).status);
+    expect(statuses).toEqual([400, 400, 400, 400, 429]);
+    const right = await verifyOtp({ phone_number: phone, verification_code: code });
+    expect(right.status).toBe(429);
+    expect(right.body).toEqual({ message: 'Too many attempts. Request a new verification code.' });
+  });
+
+  it('evaluates at most 5 of 50 concurrent guesses', async () => {
+    const phone = uniquePhone();
+    await sendOtp(phone);
+    const code = server.whatsapp.lastCodeFor(phone);
+    const guesses = Array.from({ length: 50 }, (_, i) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0'));
+    const answers = await Promise.all(guesses.map((g) => verifyOtp({ phone_number: phone, verification_code: g })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(46);
+    const [row] = await sql(`select attempts from otp_codes where phone_number = ?`, [phone]);
+    expect(row.attempts).toBe(5);
+  });
+});
+
+describe('POST /v1/auth/customer/complete-profile', () => {
+  const complete = (body: Record<string, unknown>) => server.http.post('/v1/auth/customer/complete-profile', body);
+
+  it('answers 201 with a token and the new user once the phone is verified', async () => {
+    await sendOtp(TEST_PHONE);
+    await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
+    const res = await complete({ phone_number: TEST_PHONE, first_name: ' Youssef ', last_name: 'Alaoui', device_id: 'iphone-15', push_token: 'apns-1' });
+    expect(res.status).toBe(201);
+    expect(res.body.success).toBe(true);
+    expect(res.body.message).toBe('Registration successful.');
+    expect(res.body.data).toMatchObject({ user_exists: true, phone_number: TEST_PHONE, token_type: 'Bearer', expires_in: 2592000 });
+    expect(res.body.data.user).toEqual({
+      id: expect.any(Number),
+      phone_number: TEST_PHONE,
+      first_name: 'Youssef',
+      last_name: 'Alaoui',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+    });
+    const me = await server.http.get('/v1/auth/customer/me', { token: res.body.data.access_token });
+    expect(me.status).toBe(200);
+    expect(await sql(`select device_id, push_token from user_devices`)).toEqual([{ device_id: 'iphone-15', push_token: 'apns-1' }]);
+  });
+
+  it('answers 403 when the phone was not verified, or its verification expired', async () => {
+    const res = await complete({ phone_number: uniquePhone(), first_name: 'A', last_name: 'B' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: 'The phone number has not been verified.' });
+
+    await sendOtp(TEST_PHONE);
+    await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
+    await sql(`update phone_verifications set expires_at = now() - interval '1 second'`);
+    expect((await complete({ phone_number: TEST_PHONE, first_name: 'A', last_name: 'B' })).status).toBe(403);
+    expect(await sql(`select * from users`)).toHaveLength(0);
+  });
+
+  it('answers 409 when the user already exists', async () => {
+    await sendOtp(TEST_PHONE);
+    await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
+    expect((await complete({ phone_number: TEST_PHONE, first_name: 'A', last_name: 'B' })).status).toBe(201);
+    const again = await complete({ phone_number: TEST_PHONE, first_name: 'C', last_name: 'D' });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ message: 'A user with this phone number already exists.' });
+    expect(await sql(`select first_name from users`)).toEqual([{ first_name: 'A' }]);
+  });
+
+  it('answers 422 naming missing or blank names', async () => {
+    const res = await complete({ phone_number: TEST_PHONE, first_name: '  ' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      first_name: ['The first_name field is required.'],
+      last_name: ['The last_name field is required.'],
+    });
+  });
+});
+
+describe('GET /v1/auth/customer/me', () => {
+  it('answers 200 with the signed-in user', async () => {
+    const { token, user } = await registerCustomer(server);
+    const res = await server.http.get('/v1/auth/customer/me', { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: user });
+  });
+
+  describe('answers 401 with a message for a token that is', () => {
+    const secret = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+    const claims = { iss: 'delivery-platform', aud: 'delivery-platform-clients', jti: '0b6f7c5e-4a57-4a55-9d7b-6e1f0a1b2c3d' };
+    const cases: [string, () => Promise<string>][] = [
+      ['missing', async () => ''],
+      ['not a JWT', async () => 'not-a-token'],
+      ['expired', async () => jwt.sign({ ...claims, sub: '1', exp: Math.floor(Date.now() / 1000) - 10 }, secret)],
+      ['signed with another secret', async () => jwt.sign({ ...claims, sub: '1' }, 'another-secret-another-secret-another-secret', { expiresIn: 60 })],
+      ['unsigned (alg none)', async () => jwt.sign({ ...claims, sub: '1' }, '', { algorithm: 'none', expiresIn: 60 })],
+      ['for another audience', async () => jwt.sign({ ...claims, aud: 'someone-else', sub: '1' }, secret, { expiresIn: 60 })],
+      [
+        'altered after signing',
+        async () => {
+          const { token } = await registerCustomer(server);
+          const [header, payload, signature] = token.split('.');
+          const claimsOf = JSON.parse(Buffer.from(payload, 'base64url').toString());
+          const forged = Buffer.from(JSON.stringify({ ...claimsOf, sub: String(Number(claimsOf.sub) + 1) })).toString('base64url');
+          return `${header}.${forged}.${signature}`;
+        },
+      ],
+    ];
+    it.each(cases)('%s', async (_name, makeToken) => {
+      const token = await makeToken();
+      const res = await server.http.get('/v1/auth/customer/me', { token: token || undefined });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: expect.any(String) });
+    });
+  });
+});
+
+describe('POST /v1/auth/customer/logout', () => {
+  it('answers 200 and revokes exactly that token', async () => {
+    const { token, user } = await registerCustomer(server);
+    await passCooldown(server);
+    await sendOtp(user.phone_number);
+    const second = await verifyOtp({ phone_number: user.phone_number, verification_code: server.whatsapp.lastCodeFor(user.phone_number) });
+    const otherToken = second.body.data.access_token;
+
+    const res = await server.http.post('/v1/auth/customer/logout', undefined, { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Logged out.' });
+
+    const after = await server.http.get('/v1/auth/customer/me', { token });
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ message: 'The token has been revoked.' });
+    expect((await server.http.get('/v1/auth/customer/me', { token: otherToken })).status).toBe(200);
+    expect((await server.http.post('/v1/auth/customer/logout', undefined, { token })).status).toBe(401);
+  });
+
+  it('answers 401 without a token', async () => {
+    const res = await server.http.post('/v1/auth/customer/logout');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ message: 'Unauthenticated.' });
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * A real PostgreSQL per test file: a fresh database on TEST_DATABASE_URL / DATABASE_URL's
+ * server when one is set, else an in-memory embedded database. The real migrations run.
+ */
+import { MikroORM } from '@mikro-orm/core';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Database, openDatabase } from '../../src/db/orm';
+
+let opened = 0;
+
+export async function openTestDatabase(): Promise<Database> {
+  const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl) return openDatabase({});
+  const url = new URL(serverUrl);
+  const name = `${url.pathname.slice(1) || 'test'}_jest_${process.env.JEST_WORKER_ID ?? '1'}_${++opened}`;
+  const admin = await MikroORM.init<PostgreSqlDriver>({
+    driver: PostgreSqlDriver,
+    clientUrl: serverUrl,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: true,
+  });
+  try {
+    await admin.em.execute(`drop database if exists "${name}" with (force)`);
+    await admin.em.execute(`create database "${name}"`);
+  } finally {
+    await admin.close(true);
+  }
+  url.pathname = `/${name}`;
+  return openDatabase({ databaseUrl: url.toString() });
+}
+
+/** Empties every table (ids restart) so each test starts from nothing. */
+export async function emptyTables(db: Database): Promise<void> {
+  const em = db.orm.em.fork();
+  const rows = await em.execute<{ tablename: string }[]>(
+    `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
+  );
+  if (rows.length === 0) return;
+  await em.execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} restart identity cascade`);
+}

@@ -1,0 +1,70 @@
+/**
+ * Starts the whole service on a loopback port against a real database, with the WhatsApp
+ * sender pointed at a local fake. Each test file gets one; tables are emptied between tests.
+ */
+import 'reflect-metadata';
+import { AddressInfo } from 'node:net';
+import { createApp, App } from '../../src/app';
+import { Config, loadConfig } from '../../src/config';
+import { createLogger } from '../../src/common/logger';
+import { Database } from '../../src/db/orm';
+import { emptyTables, openTestDatabase } from './database';
+import { FakeWhatsApp } from './fake-whatsapp';
+import { HttpClient } from './http';
+
+export const TEST_PHONE = '+15550000001';
+export const TEST_CODE = '123456';
+
+export interface TestServer {
+  url: string;
+  wsUrl: string;
+  http: HttpClient;
+  db: Database;
+  app: App;
+  config: Config;
+  whatsapp: FakeWhatsApp;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const whatsapp = new FakeWhatsApp();
+  const whatsappUrl = await whatsapp.start();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
+    OTP_SENDER: 'whatsapp',
+    WHATSAPP_API_URL: whatsappUrl,
+    WHATSAPP_PHONE_NUMBER_ID: '1234567890',
+    WHATSAPP_ACCESS_TOKEN: 'test-access-token',
+    OTP_TEST_NUMBERS: `${TEST_PHONE}=${TEST_CODE},+15550000002=222222`,
+    // Every test request comes from 127.0.0.1: the IP caps are tested on their own.
+    OTP_MAX_PER_IP_PER_HOUR: '100000',
+    OTP_MAX_PER_IP_PER_DAY: '100000',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const db = await openTestDatabase();
+  const app = await createApp(config, db.orm, createLogger(config.logLevel));
+  await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
+  const { port } = app.httpServer.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    wsUrl: `ws://127.0.0.1:${port}/graphql`,
+    http: new HttpClient(url),
+    db,
+    app,
+    config,
+    whatsapp,
+    async reset() {
+      whatsapp.reset();
+      await emptyTables(db);
+    },
+    async close() {
+      await app.close();
+      await db.close();
+      await whatsapp.stop();
+    },
+  };
+}
