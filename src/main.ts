@@ -4,6 +4,9 @@ import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './common/logger';
 import { openDatabase } from './db/orm';
+import { purgeExpiredAuthRecords } from './modules/auth/auth.cleanup';
+
+const HOUR_MS = 3_600_000;
 
 async function main() {
   let config;
@@ -29,6 +32,12 @@ async function main() {
     logger.info(`sign in: POST /v1/auth/customer/send-otp {"phone_number":"${phone}"}, then verify-otp with code ${code}`);
   }
 
+  const purge = setInterval(() => {
+    purgeExpiredAuthRecords(db.orm.em.fork())
+      .then((removed) => logger.info({ removed }, 'purged expired sign-in records'))
+      .catch((error) => logger.warn({ err: error }, 'purging expired sign-in records failed'));
+  }, HOUR_MS).unref();
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -38,6 +47,7 @@ async function main() {
       logger.error('shutdown took too long; exiting');
       process.exit(1);
     }, 15_000).unref();
+    clearInterval(purge);
     try {
       await app.close();
       await db.close();

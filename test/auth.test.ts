@@ -369,3 +369,21 @@ describe('POST /v1/auth/customer/logout', () => {
     expect(res.body).toEqual({ message: 'Unauthenticated.' });
   });
 });
+
+describe('expired sign-in records', () => {
+  it('are purged, while live ones stay', async () => {
+    const { purgeExpiredAuthRecords } = await import('../src/modules/auth/auth.cleanup');
+    const live = uniquePhone();
+    const stale = uniquePhone();
+    await sendOtp(live);
+    await sendOtp(stale);
+    await sql(`update otp_codes set expires_at = now() - interval '1 minute' where phone_number = ?`, [stale]);
+    await sql(`update otp_sends set created_at = now() - interval '25 hours' where phone_number = ?`, [stale]);
+    await sql(`insert into revoked_tokens (jti, expires_at) values (gen_random_uuid(), now() - interval '1 minute'), (gen_random_uuid(), now() + interval '1 day')`);
+
+    expect(await purgeExpiredAuthRecords(server.db.orm.em.fork())).toBe(3);
+    expect(await sql(`select phone_number from otp_codes`)).toEqual([{ phone_number: live }]);
+    expect(await sql(`select phone_number from otp_sends`)).toEqual([{ phone_number: live }]);
+    expect(await sql(`select count(*)::int as n from revoked_tokens`)).toEqual([{ n: 1 }]);
+  });
+});
