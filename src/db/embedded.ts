@@ -9,6 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { cube } from '@electric-sql/pglite/contrib/cube';
 import { earthdistance } from '@electric-sql/pglite/contrib/earthdistance';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedDatabase {
@@ -21,7 +22,7 @@ export interface EmbeddedDatabase {
 /** `dataDir` undefined keeps the database in memory (tests). */
 export async function startEmbeddedDatabase(dataDir?: string): Promise<EmbeddedDatabase> {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true }); // PGlite does not create parents
-  const db = await PGlite.create({ dataDir, extensions: { cube, earthdistance, pg_trgm } });
+  const db = await PGlite.create({ dataDir, extensions: { cube, earthdistance, pg_trgm, unaccent } });
   const maxConnections = 20;
   const port = await freeLoopbackPort();
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections });

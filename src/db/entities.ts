@@ -5,5 +5,34 @@ import { OtpCode } from '../modules/auth/otp-code.entity';
 import { OtpSend } from '../modules/auth/otp-send.entity';
 import { PhoneVerification } from '../modules/auth/phone-verification.entity';
 import { RevokedToken } from '../modules/auth/revoked-token.entity';
+import { MainCategory } from '../modules/stores/main-category.entity';
+import { StoreCategory } from '../modules/stores/store-category.entity';
+import { Store } from '../modules/stores/store.entity';
+import { OpeningHours } from '../modules/stores/opening-hours.entity';
+import { Menu } from '../modules/catalog/menu.entity';
+import { MenuCategory } from '../modules/catalog/menu-category.entity';
+import { Product } from '../modules/catalog/product.entity';
+import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from '../modules/catalog/product-option.entity';
+import { Offer } from '../modules/offers/offer.entity';
+import { Ad } from '../modules/ads/ad.entity';
 
-export const entities = [User, UserDevice, OtpCode, OtpSend, PhoneVerification, RevokedToken];
+export const entities = [
+  User,
+  UserDevice,
+  OtpCode,
+  OtpSend,
+  PhoneVerification,
+  RevokedToken,
+  MainCategory,
+  StoreCategory,
+  Store,
+  OpeningHours,
+  Menu,
+  MenuCategory,
+  Product,
+  ProductOptionGroup,
+  ProductOptionValue,
+  ProductSupplement,
+  Offer,
+  Ad,
+];

@@ -1,0 +1,98 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { toAmount } from '../../common/money';
+import { Product } from './product.entity';
+
+/**
+ * A choice the customer makes about a product ("Size"): `required` groups need at least
+ * `minSelect` values (at least 1), and no group takes more than `maxSelect`.
+ */
+@ObjectType()
+@Entity({ tableName: 'product_option_groups' })
+export class ProductOptionGroup {
+  @Field(() => Int)
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Product, { ref: true, deleteRule: 'cascade' })
+  @Index()
+  product!: Ref<Product>;
+
+  @Field()
+  @Property({ length: 150 })
+  name!: string;
+
+  @Field(() => Boolean)
+  @Property({ default: false })
+  isRequired: boolean & Opt = false;
+
+  @Field(() => Int)
+  @Property({ default: 0 })
+  minSelect: number & Opt = 0;
+
+  @Field(() => Int)
+  @Property({ default: 1 })
+  maxSelect: number & Opt = 1;
+
+  @Field(() => Int)
+  @Property({ default: 0 })
+  sortOrder: number & Opt = 0;
+}
+
+/** One value of an option group ("Large", +2.00): the spec's ProductOptionValue. */
+@ObjectType()
+@Entity({ tableName: 'product_option_values' })
+export class ProductOptionValue {
+  @Field(() => Int)
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => ProductOptionGroup, { ref: true, deleteRule: 'cascade' })
+  @Index()
+  group!: Ref<ProductOptionGroup>;
+
+  @Field()
+  @Property({ length: 150 })
+  name!: string;
+
+  @Property({ default: 0 })
+  priceCents: number & Opt = 0;
+
+  @Field(() => Int)
+  @Property({ default: 0 })
+  sortOrder: number & Opt = 0;
+
+  @Field(() => Float, { description: 'Added to the product price.' })
+  get price(): number {
+    return toAmount(this.priceCents);
+  }
+}
+
+/** An extra that can be added to a product ("Extra cheese", +1.50): ProductSupplement. */
+@ObjectType()
+@Entity({ tableName: 'product_supplements' })
+export class ProductSupplement {
+  @Field(() => Int)
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Product, { ref: true, deleteRule: 'cascade' })
+  @Index()
+  product!: Ref<Product>;
+
+  @Field()
+  @Property({ length: 150 })
+  name!: string;
+
+  @Property({ default: 0 })
+  priceCents: number & Opt = 0;
+
+  @Field(() => Int)
+  @Property({ default: 0 })
+  sortOrder: number & Opt = 0;
+
+  @Field(() => Float)
+  get price(): number {
+    return toAmount(this.priceCents);
+  }
+}

@@ -1,0 +1,69 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { toAmount } from '../../common/money';
+import { Store } from '../stores/store.entity';
+import { MenuCategory } from './menu-category.entity';
+
+@ObjectType()
+@Entity({ tableName: 'products' })
+@Index({ name: 'products_name_trgm_index', expression: 'create index "products_name_trgm_index" on "products" using gin (search_text(name) gin_trgm_ops)' })
+export class Product {
+  @Field(() => Int)
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Store, { ref: true, deleteRule: 'cascade' })
+  @Index()
+  store!: Ref<Store>;
+
+  /** A category holding products cannot be deleted (409): no orphans, see docs/decisions.md. */
+  @ManyToOne(() => MenuCategory, { ref: true, nullable: true, deleteRule: 'no action' })
+  @Index()
+  menuCategory?: Ref<MenuCategory> | null;
+
+  @Field()
+  @Property({ length: 200 })
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Property()
+  priceCents!: number;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 500, nullable: true })
+  image?: string | null;
+
+  @Field(() => Boolean)
+  @Property({ default: false })
+  isFeatured: boolean & Opt = false;
+
+  @Field(() => Boolean)
+  @Property({ default: true })
+  isActive: boolean & Opt = true;
+
+  @Field(() => Int)
+  @Property({ default: 0 })
+  sortOrder: number & Opt = 0;
+
+  /** Times ordered, kept up to date by the orders module; ranks trending products. */
+  @Property({ default: 0 })
+  orderCount: number & Opt = 0;
+
+  @Field(() => Float)
+  get price(): number {
+    return toAmount(this.priceCents);
+  }
+
+  @Field(() => Int)
+  get storeId(): number {
+    return this.store.id;
+  }
+
+  @Field(() => Int, { nullable: true })
+  get menuCategoryId(): number | null {
+    return this.menuCategory?.id ?? null;
+  }
+}

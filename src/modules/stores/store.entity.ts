@@ -1,0 +1,115 @@
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { toAmount } from '../../common/money';
+import { User } from '../users/user.entity';
+import { StoreCategory } from './store-category.entity';
+
+@ObjectType({ description: 'A store customers order from.' })
+@Entity({ tableName: 'stores' })
+// Bounded so that a geo search box of MAX_DELIVERY_RADIUS_KM (src/common/geo.ts) finds every store that delivers.
+@Check({ name: 'stores_delivery_radius_check', expression: 'delivery_radius_km > 0 and delivery_radius_km <= 50' })
+@Index({ name: 'stores_location_index', expression: 'create index "stores_location_index" on "stores" using gist (ll_to_earth(latitude, longitude))' })
+@Index({ name: 'stores_name_trgm_index', expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)' })
+export class Store {
+  @Field(() => Int)
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  /** The user who manages the store; operators assign it (docs/decisions.md). */
+  @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'set null' })
+  @Index()
+  owner?: Ref<User> | null;
+
+  @ManyToOne(() => StoreCategory, { ref: true, nullable: true, deleteRule: 'set null' })
+  @Index()
+  category?: Ref<StoreCategory> | null;
+
+  @Field()
+  @Property({ length: 150 })
+  name!: string;
+
+  @Field()
+  @Property({ length: 160, unique: true })
+  slug!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 500, nullable: true })
+  logo?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 500, nullable: true })
+  image?: string | null;
+
+  @Field()
+  @Property({ length: 300 })
+  address!: string;
+
+  @Field(() => Float)
+  @Property({ type: 'double' })
+  latitude!: number;
+
+  @Field(() => Float)
+  @Property({ type: 'double' })
+  longitude!: number;
+
+  @Field(() => Float, { description: 'Customers within this many kilometres can order.' })
+  @Property({ type: 'double' })
+  deliveryRadiusKm!: number;
+
+  @Property()
+  deliveryPriceCents!: number;
+
+  @Field(() => Boolean)
+  @Property({ default: false })
+  freeDelivery: boolean & Opt = false;
+
+  @Field(() => Int, { description: 'Typical minutes from order to door.' })
+  @Property()
+  deliveryTime!: number;
+
+  @Field(() => Float, { description: 'Average rating from 0 to 5.' })
+  @Property({ type: 'double', default: 0 })
+  rating: number & Opt = 0;
+
+  @Field(() => Int)
+  @Property({ default: 0 })
+  ratingCount: number & Opt = 0;
+
+  /** Orders delivered, kept up to date by the orders module; ranks "popular near you". */
+  @Property({ default: 0 })
+  orderCount: number & Opt = 0;
+
+  @Field({ description: 'IANA time zone the opening hours are in.' })
+  @Property({ length: 64 })
+  timezone!: string;
+
+  @Field(() => Boolean)
+  @Property({ default: true })
+  isActive: boolean & Opt = true;
+
+  @Field(() => Date)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Field(() => Date)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+
+  /** Set by location-aware queries (nearby, homepage); null elsewhere. Not stored. */
+  @Field(() => Float, { nullable: true, description: 'Kilometres from the point asked about.' })
+  distanceKm?: number | null;
+
+  @Field(() => Float, { description: 'Delivery fee; 0 when delivery is free.' })
+  get deliveryPrice(): number {
+    return this.freeDelivery ? 0 : toAmount(this.deliveryPriceCents);
+  }
+
+  @Field(() => Int, { nullable: true })
+  get categoryId(): number | null {
+    return this.category?.id ?? null;
+  }
+}
