@@ -19,7 +19,6 @@ export class Migration20261122235624_catalog extends Migration {
     this.addSql(`create index "stores_owner_id_index" on "stores" ("owner_id");`);
     this.addSql(`create index "stores_category_id_index" on "stores" ("category_id");`);
     this.addSql(`alter table "stores" add constraint "stores_slug_unique" unique ("slug");`);
-    this.addSql(`alter table "stores" add constraint stores_delivery_radius_check check(delivery_radius_km > 0 and delivery_radius_km <= 50);`);
     this.addSql(`create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops);`);
     this.addSql(`create index "stores_location_index" on "stores" using gist (ll_to_earth(latitude, longitude));`);
 

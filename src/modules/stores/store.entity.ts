@@ -1,4 +1,4 @@
-import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { toAmount } from '../../common/money';
 import { User } from '../users/user.entity';
@@ -6,8 +6,6 @@ import { StoreCategory } from './store-category.entity';
 
 @ObjectType({ description: 'A store customers order from.' })
 @Entity({ tableName: 'stores' })
-// Bounded so that a geo search box of MAX_DELIVERY_RADIUS_KM (src/common/geo.ts) finds every store that delivers.
-@Check({ name: 'stores_delivery_radius_check', expression: 'delivery_radius_km > 0 and delivery_radius_km <= 50' })
 @Index({ name: 'stores_location_index', expression: 'create index "stores_location_index" on "stores" using gist (ll_to_earth(latitude, longitude))' })
 @Index({ name: 'stores_name_trgm_index', expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)' })
 export class Store {
@@ -56,6 +54,7 @@ export class Store {
   @Property({ type: 'double' })
   longitude!: number;
 
+  /** At most MAX_DELIVERY_RADIUS_KM (checked on every write), so a geo box of that size finds every store that delivers. */
   @Field(() => Float, { description: 'Customers within this many kilometres can order.' })
   @Property({ type: 'double' })
   deliveryRadiusKm!: number;
