@@ -8,6 +8,7 @@ import { AppError } from '../common/errors';
 import { Logger } from '../common/logger';
 import { Services } from '../services';
 import { Viewer } from '../modules/auth/token.service';
+import { createLoaders, Loaders } from './loaders';
 
 export interface Context {
   em: EntityManager;
@@ -19,6 +20,8 @@ export interface Context {
   authError?: AppError;
   logger: Logger;
   services: Services;
+  /** Per-request batch loaders over `em` (nested lists cost one statement per level). */
+  loaders: Loaders;
 }
 
 export interface ContextSource {
@@ -43,6 +46,7 @@ export async function createContext(source: ContextSource): Promise<Context> {
     viewer: null,
     logger: source.logger.child({ requestId }),
     services: source.services,
+    loaders: createLoaders(em),
   };
   if (source.authorization) {
     try {

@@ -1,10 +1,31 @@
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import type { PubSub } from 'type-graphql';
+import { AdResolver } from '../modules/ads/ad.resolver';
 import { AuthResolver } from '../modules/auth/auth.resolver';
+import {
+  CatalogResolver,
+  MenuCategoryFieldsResolver,
+  MenuFieldsResolver,
+  OptionGroupFieldsResolver,
+  ProductFieldsResolver,
+} from '../modules/catalog/catalog.resolver';
+import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
+import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker } from './auth-checker';
 
-export const resolvers = [AuthResolver] as const;
+export const resolvers = [
+  AuthResolver,
+  StoreResolver,
+  StoreCategoryFieldsResolver,
+  CatalogResolver,
+  MenuFieldsResolver,
+  MenuCategoryFieldsResolver,
+  ProductFieldsResolver,
+  OptionGroupFieldsResolver,
+  AdResolver,
+  DiscoveryResolver,
+] as const;
 
 export async function buildAppSchema(pubSub?: PubSub): Promise<GraphQLSchema> {
   return buildSchema({

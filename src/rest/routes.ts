@@ -1,5 +1,7 @@
 /** Every documented REST path, module by module. */
 import { authRoutes } from '../modules/auth/auth.rest';
+import { catalogRoutes } from '../modules/catalog/catalog.rest';
+import { discoveryRoutes } from '../modules/discovery/discovery.rest';
 import { RestRoute } from './route';
 
-export const restRoutes: RestRoute[] = [...authRoutes];
+export const restRoutes: RestRoute[] = [...authRoutes, ...discoveryRoutes, ...catalogRoutes];

@@ -1,0 +1,84 @@
+import { ArgsType, Field, Float, Int } from 'type-graphql';
+import { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../common/pagination';
+import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
+import { STORE_SORTS, StoreSort } from '../stores/store-query';
+
+@ArgsType()
+export class OptionalPointArgs {
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(-90)
+  @Max(90)
+  lat?: number;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(-180)
+  @Max(180)
+  lng?: number;
+}
+
+/** Spec §4.3 nearby stores, plus the page parameters (docs/decisions.md). */
+@ArgsType()
+export class NearbyStoresArgs {
+  @Field(() => Float)
+  @Min(-90)
+  @Max(90)
+  lat!: number;
+
+  @Field(() => Float)
+  @Min(-180)
+  @Max(180)
+  lng!: number;
+
+  @Field(() => Int, { nullable: true, description: `Kilometres, 1 to ${MAX_DELIVERY_RADIUS_KM}.` })
+  @IsOptional()
+  @Min(1)
+  @Max(MAX_DELIVERY_RADIUS_KM)
+  radius?: number;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @Min(0)
+  @Max(5)
+  minRating?: number;
+
+  @Field(() => Boolean, { nullable: true })
+  freeDelivery?: boolean;
+
+  @Field(() => Boolean, { nullable: true })
+  isOpen?: boolean;
+
+  @Field(() => Boolean, { nullable: true })
+  hasOffer?: boolean;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @Min(1)
+  categoryId?: number;
+
+  @Field(() => String, { nullable: true, description: STORE_SORTS.join(', ') })
+  @IsOptional()
+  @IsIn(STORE_SORTS as unknown as string[], { message: `sort must be one of: ${STORE_SORTS.join(', ')}` })
+  sort?: StoreSort;
+
+  @Field(() => Int, { nullable: true, defaultValue: 1 })
+  @IsInt()
+  @Min(1)
+  page!: number;
+
+  @Field(() => Int, { nullable: true, defaultValue: DEFAULT_PER_PAGE })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PER_PAGE)
+  perPage!: number;
+}
+
+@ArgsType()
+export class SearchArgs {
+  @Field()
+  @Matches(/\S/, { message: 'q is required' })
+  @MaxLength(100)
+  q!: string;
+}

@@ -1,0 +1,52 @@
+/** Spec §4.3 home, search, ads and nearby over REST. */
+import { OFFER, PRODUCT, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
+import { RestRoute } from '../../rest/route';
+
+export const discoveryRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/homepage',
+    document: `query Homepage($lat: Float, $lng: Float) {
+      homepage(lat: $lat, lng: $lng) {
+        main_categories: mainCategories { id name icon sort_order: sortOrder image }
+        categories { ...RestStoreCategory }
+        offers { ...RestOffer }
+        products { ...RestProduct }
+        featured_products: featuredProducts { ...RestProduct }
+        trending_products: trendingProducts { ...RestProduct }
+        top_rated_stores: topRatedStores { ...RestStoreSummary }
+        popular_near_you: popularNearYou { ...RestStoreSummary }
+        stores { ...RestStoreSummary }
+      }
+    } ${STORE_CATEGORY} ${OFFER} ${PRODUCT} ${STORE_SUMMARY}`,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/global/search',
+    document: `query Search($q: String!) {
+      search(q: $q) {
+        stores { id name logo slug rating }
+        products { id name price store_id: storeId image }
+      }
+    }`,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/global/ads',
+    document: `query Ads {
+      ads { id title type image redirect_type: redirectType store_id: storeId product_id: productId sort_order: sortOrder }
+    }`,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/stores/nearby',
+    document: `query NearbyStores($lat: Float!, $lng: Float!, $radius: Int, $min_rating: Float, $free_delivery: Boolean,
+        $is_open: Boolean, $has_offer: Boolean, $category_id: Int, $sort: String, $page: Int, $per_page: Int) {
+      nearbyStores(lat: $lat, lng: $lng, radius: $radius, minRating: $min_rating, freeDelivery: $free_delivery,
+          isOpen: $is_open, hasOffer: $has_offer, categoryId: $category_id, sort: $sort, page: $page, perPage: $per_page) {
+        stores { ...RestStoreSummary }
+        meta { total per_page: perPage current_page: currentPage last_page: lastPage }
+      }
+    } ${STORE_SUMMARY}`,
+  },
+];

@@ -1,0 +1,69 @@
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Context } from '../../graphql/context';
+import { Offer } from '../offers/offer.entity';
+import { MainCategory } from './main-category.entity';
+import { OpeningHours } from './opening-hours.entity';
+import { StoreCategory } from './store-category.entity';
+import { getActiveStore, listStoreCategories } from './store.service';
+import { Store } from './store.entity';
+
+@Resolver(() => Store)
+export class StoreResolver {
+  @Query(() => Store, { description: 'An active store by id or slug.' })
+  async store(@Arg('idOrSlug', () => String) idOrSlug: string, @Ctx() ctx: Context): Promise<Store> {
+    return getActiveStore(ctx.em, idOrSlug);
+  }
+
+  @Query(() => [StoreCategory], { description: 'Kinds of store (Pizza, Groceries...), for filters.' })
+  async storeCategories(@Ctx() ctx: Context): Promise<StoreCategory[]> {
+    return listStoreCategories(ctx.em);
+  }
+
+  @Query(() => [MainCategory])
+  async mainCategories(@Ctx() ctx: Context): Promise<MainCategory[]> {
+    return ctx.em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+  }
+
+  @FieldResolver(() => StoreCategory, { nullable: true })
+  async category(@Root() store: Store, @Ctx() ctx: Context): Promise<StoreCategory | null> {
+    return store.category ? ctx.loaders.storeCategory.load(store.category.id) : null;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "The category's name (spec §2.4 `category`)." })
+  async categoryName(@Root() store: Store, @Ctx() ctx: Context): Promise<string | null> {
+    return (await this.category(store, ctx))?.name ?? null;
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Open now, from its opening hours in its time zone.' })
+  async isOpen(@Root() store: Store, @Ctx() ctx: Context): Promise<boolean> {
+    return ctx.loaders.storeIsOpen.load(store.id);
+  }
+
+  @FieldResolver(() => [OpeningHours])
+  async openingHours(@Root() store: Store, @Ctx() ctx: Context): Promise<OpeningHours[]> {
+    return ctx.loaders.openingHours.load(store.id);
+  }
+
+  @FieldResolver(() => [Offer], { description: "The store's own active offers." })
+  async offers(@Root() store: Store, @Ctx() ctx: Context): Promise<Offer[]> {
+    return ctx.loaders.activeOffers.load(store.id);
+  }
+
+  @FieldResolver(() => Int, { description: 'Active offers of the store right now.' })
+  async activeOfferCount(@Root() store: Store, @Ctx() ctx: Context): Promise<number> {
+    return (await ctx.loaders.activeOffers.load(store.id)).length;
+  }
+}
+
+@Resolver(() => StoreCategory)
+export class StoreCategoryFieldsResolver {
+  @FieldResolver(() => [Store], { description: 'Its best rated active stores (at most 10).' })
+  async topStores(@Root() category: StoreCategory, @Ctx() ctx: Context): Promise<Store[]> {
+    return ctx.loaders.topStoresByCategory.load(category.id);
+  }
+
+  @FieldResolver(() => Int, { description: 'How many active stores it has.' })
+  async storesCount(@Root() category: StoreCategory, @Ctx() ctx: Context): Promise<number> {
+    return ctx.loaders.activeStoreCountByCategory.load(category.id);
+  }
+}

@@ -1,0 +1,18 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../../common/errors';
+import { StoreCategory } from './store-category.entity';
+import { Store } from './store.entity';
+
+/** An active store by id or slug (spec §4.3 "store ID or slug"); 404 otherwise. */
+export async function getActiveStore(em: EntityManager, idOrSlug: string | number): Promise<Store> {
+  const key = String(idOrSlug).trim();
+  const store = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1
+    ? await em.findOne(Store, { id: Number(key), isActive: true })
+    : await em.findOne(Store, { slug: key.toLowerCase(), isActive: true });
+  if (!store) throw notFound('Store', key);
+  return store;
+}
+
+export async function listStoreCategories(em: EntityManager): Promise<StoreCategory[]> {
+  return em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+}

@@ -1,0 +1,57 @@
+/**
+ * Response shapes shared by several REST rows, as GraphQL fragments whose aliases are the
+ * spec's snake_case names. A row appends the fragments its document spreads.
+ */
+export const STORE_SUMMARY = `
+  fragment RestStoreSummary on Store {
+    id
+    name
+    slug
+    logo
+    image
+    address
+    delivery_time: deliveryTime
+    category: categoryName
+    category_id: categoryId
+    rating
+    rating_count: ratingCount
+    delivery_price: deliveryPrice
+    free_delivery: freeDelivery
+    distance_km: distanceKm
+    is_open: isOpen
+  }`;
+
+export const PRODUCT = `
+  fragment RestProduct on Product {
+    id
+    name
+    description
+    price
+    image
+    is_featured: isFeatured
+    store_id: storeId
+    menu_category_id: menuCategoryId
+  }`;
+
+export const OFFER = `
+  fragment RestOffer on Offer {
+    id
+    title
+    description
+    discount
+    token
+    image
+    store_id: storeId
+    starts_at: startsAt
+    ends_at: endsAt
+  }`;
+
+export const STORE_CATEGORY = `
+  fragment RestStoreCategory on StoreCategory {
+    id
+    name
+    icon
+    image
+    main_category_id: mainCategoryId
+    sort_order: sortOrder
+  }`;
