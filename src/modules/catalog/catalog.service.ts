@@ -35,7 +35,7 @@ export async function storeProducts(em: EntityManager, storeId: number): Promise
   return em.find(
     Product,
     { store, isActive: true, menuCategory: { menu: { isActive: true } } },
-    { orderBy: { sortOrder: 'asc', id: 'asc' } },
+    { orderBy: { menuCategory: { menu: { sortOrder: 'asc', id: 'asc' }, sortOrder: 'asc', id: 'asc' }, sortOrder: 'asc', id: 'asc' } },
   );
 }
 
