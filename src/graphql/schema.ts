@@ -10,7 +10,9 @@ import {
   OptionGroupFieldsResolver,
   ProductFieldsResolver,
 } from '../modules/catalog/catalog.resolver';
+import { MenuManagementResolver } from '../modules/catalog/management.resolver';
 import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
+import { OfferResolver } from '../modules/offers/offer.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker } from './auth-checker';
 
@@ -25,6 +27,8 @@ export const resolvers = [
   OptionGroupFieldsResolver,
   AdResolver,
   DiscoveryResolver,
+  MenuManagementResolver,
+  OfferResolver,
 ] as const;
 
 export async function buildAppSchema(pubSub?: PubSub): Promise<GraphQLSchema> {

@@ -15,6 +15,7 @@ import {
 } from 'graphql';
 import { AppError, validationFailed } from '../common/errors';
 import { Context } from '../graphql/context';
+import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';
 import { sendError } from './respond';
 import { variableType, VariableReader } from './variables';
@@ -58,6 +59,7 @@ export function restRouter(
     router[method](route.path, async (req: Request, res: Response) => {
       const ctx = opts.context(res);
       try {
+        if (route.auth) requireViewer(ctx.viewer, ctx.authError);
         const variableValues = readVariables(schema, route, req);
         const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
         if (result.errors?.length) throw result.errors[0];

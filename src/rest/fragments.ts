@@ -55,3 +55,22 @@ export const STORE_CATEGORY = `
     main_category_id: mainCategoryId
     sort_order: sortOrder
   }`;
+
+export const MENU = `
+  fragment RestMenu on Menu {
+    id
+    store_id: storeId
+    name
+    description
+    is_active: isActive
+    sort_order: sortOrder
+  }`;
+
+export const MENU_CATEGORY = `
+  fragment RestMenuCategory on MenuCategory {
+    id
+    store_id: storeId
+    menu_id: menuId
+    name
+    sort_order: sortOrder
+  }`;

@@ -25,4 +25,6 @@ export interface RestRoute {
   envelope?: 'data' | 'message' | 'none';
   /** The variable that receives the whole JSON body (input objects). */
   bodyVariable?: string;
+  /** Needs a signed-in caller: 401 before any input is read (as the GraphQL field's @Authorized). */
+  auth?: boolean;
 }

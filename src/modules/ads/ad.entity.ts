@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { Product } from '../catalog/product.entity';
 import { Store } from '../stores/store.entity';
@@ -8,6 +8,9 @@ import { Store } from '../stores/store.entity';
 @Entity({ tableName: 'ads' })
 @Index({ properties: ['isActive', 'sortOrder'] })
 export class Ad {
+  /** Computed getters, never given when creating. */
+  [OptionalProps]?: 'storeId' | 'productId';
+
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;

@@ -3,7 +3,8 @@ import { Context } from '../../graphql/context';
 import { User } from '../users/user.entity';
 import { Session } from './auth.service';
 import { CompleteProfileInput, SendOtpInput, VerifyOtpInput } from './auth.inputs';
-import { AuthPayload, AuthSession, MessagePayload, SendOtpPayload } from './auth.types';
+import { MessagePayload } from '../../common/message-payload';
+import { AuthPayload, AuthSession, SendOtpPayload } from './auth.types';
 
 const toSession = (s: Session): AuthSession => ({
   userExists: s.userExists,

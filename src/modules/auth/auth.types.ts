@@ -51,9 +51,3 @@ export class AuthPayload {
   @Field(() => AuthSession)
   session!: AuthSession;
 }
-
-@ObjectType()
-export class MessagePayload {
-  @Field()
-  message!: string;
-}

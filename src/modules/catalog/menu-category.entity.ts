@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { Store } from '../stores/store.entity';
 import { Menu } from './menu.entity';
@@ -10,6 +10,9 @@ import { Menu } from './menu.entity';
 @ObjectType()
 @Entity({ tableName: 'menu_categories' })
 export class MenuCategory {
+  /** Computed getters, never given when creating. */
+  [OptionalProps]?: 'menuId';
+
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -31,7 +34,7 @@ export class MenuCategory {
   sortOrder: number & Opt = 0;
 
   @Field(() => Int)
-  get storeId(): number {
+  get storeId(): number & Opt {
     return this.store.id;
   }
 

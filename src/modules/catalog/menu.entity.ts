@@ -31,7 +31,7 @@ export class Menu {
   sortOrder: number & Opt = 0;
 
   @Field(() => Int)
-  get storeId(): number {
+  get storeId(): number & Opt {
     return this.store.id;
   }
 }

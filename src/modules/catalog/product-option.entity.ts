@@ -63,7 +63,7 @@ export class ProductOptionValue {
   sortOrder: number & Opt = 0;
 
   @Field(() => Float, { description: 'Added to the product price.' })
-  get price(): number {
+  get price(): number & Opt {
     return toAmount(this.priceCents);
   }
 }
@@ -92,7 +92,7 @@ export class ProductSupplement {
   sortOrder: number & Opt = 0;
 
   @Field(() => Float)
-  get price(): number {
+  get price(): number & Opt {
     return toAmount(this.priceCents);
   }
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { toAmount } from '../../common/money';
 import { Store } from '../stores/store.entity';
@@ -8,6 +8,9 @@ import { MenuCategory } from './menu-category.entity';
 @Entity({ tableName: 'products' })
 @Index({ name: 'products_name_trgm_index', expression: 'create index "products_name_trgm_index" on "products" using gin (search_text(name) gin_trgm_ops)' })
 export class Product {
+  /** Computed getters, never given when creating. */
+  [OptionalProps]?: 'menuCategoryId';
+
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -53,12 +56,12 @@ export class Product {
   orderCount: number & Opt = 0;
 
   @Field(() => Float)
-  get price(): number {
+  get price(): number & Opt {
     return toAmount(this.priceCents);
   }
 
   @Field(() => Int)
-  get storeId(): number {
+  get storeId(): number & Opt {
     return this.store.id;
   }
 

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { Store } from '../stores/store.entity';
 
@@ -11,6 +11,9 @@ import { Store } from '../stores/store.entity';
 @Entity({ tableName: 'offers' })
 @Index({ properties: ['store', 'endsAt'] })
 export class Offer {
+  /** Computed getters, never given when creating. */
+  [OptionalProps]?: 'storeId';
+
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { MainCategory } from './main-category.entity';
 
@@ -6,6 +6,9 @@ import { MainCategory } from './main-category.entity';
 @ObjectType()
 @Entity({ tableName: 'store_categories' })
 export class StoreCategory {
+  /** Computed getters, never given when creating. */
+  [OptionalProps]?: 'mainCategoryId';
+
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { toAmount } from '../../common/money';
 import { User } from '../users/user.entity';
@@ -9,6 +9,9 @@ import { StoreCategory } from './store-category.entity';
 @Index({ name: 'stores_location_index', expression: 'create index "stores_location_index" on "stores" using gist (ll_to_earth(latitude, longitude))' })
 @Index({ name: 'stores_name_trgm_index', expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)' })
 export class Store {
+  /** Computed getters, never given when creating. */
+  [OptionalProps]?: 'categoryId';
+
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -103,7 +106,7 @@ export class Store {
   distanceKm?: number | null;
 
   @Field(() => Float, { description: 'Delivery fee; 0 when delivery is free.' })
-  get deliveryPrice(): number {
+  get deliveryPrice(): number & Opt {
     return this.freeDelivery ? 0 : toAmount(this.deliveryPriceCents);
   }
 

@@ -1,5 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../common/errors';
+import { Context } from '../../graphql/context';
+import { viewerOwns } from './ownership';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 
@@ -15,4 +17,11 @@ export async function getActiveStore(em: EntityManager, idOrSlug: string | numbe
 
 export async function listStoreCategories(em: EntityManager): Promise<StoreCategory[]> {
   return em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+}
+
+/** A store a caller may read from: active, or their own. */
+export async function visibleStore(ctx: Context, storeId: number): Promise<Store> {
+  const store = await ctx.em.findOne(Store, { id: storeId });
+  if (!store || (!store.isActive && !viewerOwns(ctx, store))) throw notFound('Store', storeId);
+  return store;
 }
