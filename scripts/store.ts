@@ -1,11 +1,11 @@
 /**
  * Operator commands for stores (no public endpoint creates stores or assigns owners):
  *   npm run store -- create --name "Pizzeria Roma" --address "12 Rue X, Casablanca" \
- *       --lat 33.59 --lng -7.61 [--owner +212612345678] [--category Pizza] [--radius 5] \
+ *       --lat 33.59 --lng=-7.61 [--owner +212612345678] [--category Pizza] [--radius 5] \
  *       [--delivery-price 10] [--free-delivery] [--delivery-time 30] [--timezone Africa/Casablanca] \
  *       [--hours 09:00-23:00]
  *   npm run store -- assign-owner --store <id|slug> --owner +212612345678 [--first-name A --last-name B]
- * Uses DATABASE_URL, or the embedded database in DATA_DIR (default .data).
+ * (Negative numbers take the --opt=value form.) Uses DATABASE_URL, or the embedded database in DATA_DIR (default .data).
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
