@@ -15,23 +15,26 @@ import { Orm } from './db/orm';
 import { Context, createContext } from './graphql/context';
 import { formatGraphQLError } from './graphql/errors';
 import { depthLimit } from './graphql/limits';
+import { createAppPubSub } from './graphql/pubsub';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
 import { sendAppError, sendError } from './rest/respond';
 import { restRoutes } from './rest/routes';
-import { createServices } from './services';
+import { createServices, Services } from './services';
 
 export interface App {
   httpServer: http.Server;
+  services: Services;
   /** Stops accepting, drains HTTP requests and websockets. The database is the caller's. */
   close(): Promise<void>;
 }
 
 export async function createApp(config: Config, orm: Orm, logger: Logger): Promise<App> {
   const development = config.env === 'development';
-  const services = createServices(config, logger);
-  const schema = await buildAppSchema();
+  const events = createAppPubSub(config.redisUrl);
+  const services = createServices(config, logger, events.pubSub);
+  const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
 
   const app = express();
@@ -109,6 +112,10 @@ export async function createApp(config: Config, orm: Orm, logger: Logger): Promi
 
   return {
     httpServer,
-    close: () => apollo.stop(),
+    services,
+    async close() {
+      await apollo.stop();
+      await events.close();
+    },
   };
 }

@@ -34,6 +34,14 @@ export interface Config {
     testNumbers: Map<string, string>;
     defaultCountry?: string;
   };
+  orders: {
+    /** A pending order its store has not answered after this long is rejected. */
+    acceptTimeoutSeconds: number;
+  };
+  tracking: {
+    /** At most one driver position per order per this many seconds reaches subscribers. */
+    locationThrottleSeconds: number;
+  };
   whatsapp: {
     apiUrl: string;
     phoneNumberId: string;
@@ -174,6 +182,8 @@ export function loadConfig(env: Env = process.env): Config {
       testNumbers,
       defaultCountry,
     },
+    orders: { acceptTimeoutSeconds: int('ORDER_ACCEPT_TIMEOUT_SECONDS', 600, 10, 86400) },
+    tracking: { locationThrottleSeconds: int('DRIVER_LOCATION_THROTTLE_SECONDS', 5, 0, 300) },
     whatsapp,
   };
   if (problems.length > 0) throw new ConfigError(problems);

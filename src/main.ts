@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config';
 import { createLogger } from './common/logger';
 import { openDatabase } from './db/orm';
 import { purgeExpiredAuthRecords } from './modules/auth/auth.cleanup';
+import { expireUnansweredOrders } from './modules/orders/order-lifecycle.service';
 
 const HOUR_MS = 3_600_000;
 
@@ -38,6 +39,14 @@ async function main() {
       .catch((error) => logger.warn({ err: error }, 'purging expired sign-in records failed'));
   }, HOUR_MS).unref();
 
+  // Orders a store leaves unanswered are rejected; every instance may sweep, each order moves once.
+  const sweepMs = Math.min(30_000, (config.orders.acceptTimeoutSeconds * 1000) / 2);
+  const sweep = setInterval(() => {
+    expireUnansweredOrders(db.orm.em.fork(), app.services.pubSub, config.orders.acceptTimeoutSeconds)
+      .then((expired) => expired > 0 && logger.info({ expired }, 'rejected orders their store did not answer'))
+      .catch((error) => logger.warn({ err: error }, 'expiring unanswered orders failed'));
+  }, sweepMs).unref();
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -48,6 +57,7 @@ async function main() {
       process.exit(1);
     }, 15_000).unref();
     clearInterval(purge);
+    clearInterval(sweep);
     try {
       await app.close();
       await db.close();

@@ -5,16 +5,19 @@ import { AuthService } from './modules/auth/auth.service';
 import { OtpService } from './modules/auth/otp.service';
 import { createMessageSender, MessageSender } from './modules/auth/senders';
 import { TokenService } from './modules/auth/token.service';
+import type { AppPubSub } from './graphql/pubsub';
 
 export interface Services {
   config: Config;
   tokens: TokenService;
   auth: AuthService;
+  /** Live events: published after commit, read by subscriptions. */
+  pubSub: AppPubSub;
 }
 
-export function createServices(config: Config, logger: Logger, sender?: MessageSender): Services {
+export function createServices(config: Config, logger: Logger, pubSub: AppPubSub, sender?: MessageSender): Services {
   const tokens = new TokenService(config.jwt);
   const otp = new OtpService(config.otp, config.jwt.secret);
   const auth = new AuthService(config.otp, otp, tokens, sender ?? createMessageSender(config, logger));
-  return { config, tokens, auth };
+  return { config, tokens, auth, pubSub };
 }

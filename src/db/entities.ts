@@ -15,6 +15,12 @@ import { Product } from '../modules/catalog/product.entity';
 import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from '../modules/catalog/product-option.entity';
 import { Offer } from '../modules/offers/offer.entity';
 import { Ad } from '../modules/ads/ad.entity';
+import { UserAddress } from '../modules/addresses/address.entity';
+import { PromoCode, PromoRedemption } from '../modules/promos/promo-code.entity';
+import { Driver } from '../modules/drivers/driver.entity';
+import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
+import { OrderEvent } from '../modules/orders/order-event.entity';
+import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 
 export const entities = [
   User,
@@ -35,4 +41,13 @@ export const entities = [
   ProductSupplement,
   Offer,
   Ad,
+  UserAddress,
+  PromoCode,
+  PromoRedemption,
+  Driver,
+  Order,
+  OrderItem,
+  OrderItemExtra,
+  OrderEvent,
+  IdempotencyKey,
 ];

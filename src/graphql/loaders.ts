@@ -9,6 +9,9 @@ import { MenuCategory } from '../modules/catalog/menu-category.entity';
 import { Product } from '../modules/catalog/product.entity';
 import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from '../modules/catalog/product-option.entity';
 import { Offer } from '../modules/offers/offer.entity';
+import { OrderEvent } from '../modules/orders/order-event.entity';
+import { OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
+import { DriverInfo } from '../modules/orders/order.types';
 import { activeOfferWhere } from '../modules/offers/offer.service';
 import { OpeningHours } from '../modules/stores/opening-hours.entity';
 import { StoreCategory } from '../modules/stores/store-category.entity';
@@ -87,6 +90,24 @@ export function createLoaders(em: EntityManager) {
     optionValues: new DataLoader<Key, ProductOptionValue[]>(async (keys) =>
       groupBy(keys, await em.find(ProductOptionValue, { group: ids(keys) }, { orderBy: { sortOrder: 'asc', id: 'asc' } }), (v) => v.group.id),
     ),
+    orderItems: new DataLoader<Key, OrderItem[]>(async (keys) =>
+      groupBy(keys, await em.find(OrderItem, { order: ids(keys) }, { orderBy: { id: 'asc' } }), (i) => i.order.id),
+    ),
+    orderItemExtras: new DataLoader<Key, OrderItemExtra[]>(async (keys) =>
+      groupBy(keys, await em.find(OrderItemExtra, { item: ids(keys) }, { orderBy: { rowId: 'asc' } }), (e) => e.item.id),
+    ),
+    statusEvents: new DataLoader<Key, OrderEvent[]>(async (keys) =>
+      groupBy(keys, await em.find(OrderEvent, { order: ids(keys), type: 'status' }, { orderBy: { seq: 'asc' } }), (e) => e.order.id),
+    ),
+    driverInfo: new DataLoader<Key, DriverInfo | null>(async (keys) => {
+      const rows = await em.execute<{ id: number; first_name: string; last_name: string; phone_number: string; latitude: number | null; longitude: number | null }[]>(
+        `select d.id, u.first_name, u.last_name, u.phone_number, d.latitude, d.longitude
+         from drivers d join users u on u.id = d.user_id where d.id in (${keys.map(() => '?').join(',')})`,
+        [...keys],
+      );
+      const found = new Map(rows.map((r) => [r.id, { id: r.id, name: `${r.first_name} ${r.last_name}`, phone: r.phone_number, latitude: r.latitude, longitude: r.longitude }]));
+      return keys.map((k) => found.get(k) ?? null);
+    }),
     supplements: new DataLoader<Key, ProductSupplement[]>(async (keys) =>
       groupBy(keys, await em.find(ProductSupplement, { product: ids(keys) }, { orderBy: { sortOrder: 'asc', id: 'asc' } }), (s) => s.product.id),
     ),

@@ -1,6 +1,5 @@
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
-import type { PubSub } from 'type-graphql';
 import { AdResolver } from '../modules/ads/ad.resolver';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import {
@@ -13,8 +12,13 @@ import {
 import { MenuManagementResolver } from '../modules/catalog/management.resolver';
 import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
 import { OfferResolver } from '../modules/offers/offer.resolver';
+import { AddressResolver } from '../modules/addresses/address.resolver';
+import { DriverResolver } from '../modules/drivers/driver.resolver';
+import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
+import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker } from './auth-checker';
+import { AppPubSub, createAppPubSub } from './pubsub';
 
 export const resolvers = [
   AuthResolver,
@@ -29,9 +33,16 @@ export const resolvers = [
   DiscoveryResolver,
   MenuManagementResolver,
   OfferResolver,
+  AddressResolver,
+  OrderResolver,
+  OrderFieldsResolver,
+  OrderItemFieldsResolver,
+  DriverResolver,
+  TrackingResolver,
 ] as const;
 
-export async function buildAppSchema(pubSub?: PubSub): Promise<GraphQLSchema> {
+/** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */
+export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSub): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers,
     authChecker,

@@ -101,7 +101,8 @@ function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request
       }
       continue;
     }
-    const raw = name === route.bodyVariable ? body : name in body ? body[name] : query[name];
+    const header = route.headers?.[name];
+    const raw = header ? req.get(header) : name === route.bodyVariable ? body : name in body ? body[name] : query[name];
     const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
     if (value !== undefined) variables[name] = value;
   }

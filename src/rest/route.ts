@@ -25,6 +25,8 @@ export interface RestRoute {
   envelope?: 'data' | 'message' | 'none';
   /** The variable that receives the whole JSON body (input objects). */
   bodyVariable?: string;
+  /** Variables read from request headers: variable name -> header name (lower case). */
+  headers?: Record<string, string>;
   /** Needs a signed-in caller: 401 before any input is read (as the GraphQL field's @Authorized). */
   auth?: boolean;
 }

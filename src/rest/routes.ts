@@ -4,6 +4,8 @@ import { catalogRoutes } from '../modules/catalog/catalog.rest';
 import { managementRoutes } from '../modules/catalog/management.rest';
 import { discoveryRoutes } from '../modules/discovery/discovery.rest';
 import { offerRoutes } from '../modules/offers/offer.rest';
+import { addressRoutes } from '../modules/addresses/address.rest';
+import { orderRoutes } from '../modules/orders/order.rest';
 import { RestRoute } from './route';
 
-export const restRoutes: RestRoute[] = [...authRoutes, ...discoveryRoutes, ...catalogRoutes, ...managementRoutes, ...offerRoutes];
+export const restRoutes: RestRoute[] = [...authRoutes, ...discoveryRoutes, ...catalogRoutes, ...managementRoutes, ...offerRoutes, ...addressRoutes, ...orderRoutes];

@@ -1,0 +1,52 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { User } from '../users/user.entity';
+
+/** A customer's saved delivery address; checkout takes its id. */
+@ObjectType()
+@Entity({ tableName: 'user_addresses' })
+export class UserAddress {
+  @Field(() => Int)
+  @PrimaryKey({ autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
+  @Index()
+  user!: Ref<User>;
+
+  @Field({ description: 'Home, Work...' })
+  @Property({ length: 50 })
+  label!: string;
+
+  @Field()
+  @Property({ length: 255 })
+  line1!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 255, nullable: true })
+  line2?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 100, nullable: true })
+  city?: string | null;
+
+  @Field(() => Float)
+  @Property({ type: 'double' })
+  latitude!: number;
+
+  @Field(() => Float)
+  @Property({ type: 'double' })
+  longitude!: number;
+
+  @Field(() => String, { nullable: true, description: 'For the driver: floor, door code...' })
+  @Property({ length: 500, nullable: true })
+  instructions?: string | null;
+
+  @Field(() => Date)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Field(() => Date)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}

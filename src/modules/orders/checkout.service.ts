@@ -1,0 +1,167 @@
+/**
+ * Checkout (spec §4.3 create order): everything priced by the server, everything written in
+ * one transaction (order, items, promo redemption, first event, idempotency answer), events
+ * published after commit.
+ */
+import { createHash } from 'node:crypto';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { Context } from '../../graphql/context';
+import { requireViewer } from '../auth/token.service';
+import { PromoCode } from '../promos/promo-code.entity';
+import { priceAndRedeemPromo } from '../promos/promo.service';
+import { Store } from '../stores/store.entity';
+import { priceCart } from './cart-pricing';
+import { CheckoutInput } from './checkout.inputs';
+import { appendEvent, publishEvents } from './order-events';
+import { Order, OrderItem, OrderItemExtra } from './order.entity';
+
+/** The first answer to a checkout, kept for Idempotency-Key replays. */
+@ObjectType()
+export class PlacedOrder {
+  @Field(() => Int)
+  orderId!: number;
+
+  @Field()
+  status!: string;
+
+  @Field(() => Float)
+  total!: number;
+}
+
+/** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */
+const ABANDONED_AFTER_SECONDS = 60;
+
+export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
+  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const key = idempotencyKey?.trim() || null;
+  if (key) {
+    const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));
+    if (replay) return replay;
+  }
+  try {
+    const { placed, events } = await ctx.em.transactional(async (tx) => {
+      const order = await createOrder(tx, viewer.userId, input);
+      const events = [await appendEvent(tx, order.id, 'status')];
+      const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
+      if (key) {
+        await tx.execute(`update idempotency_keys set response = ? where user_id = ? and key = ?`, [JSON.stringify(placed), viewer.userId, key]);
+      }
+      return { placed, events };
+    });
+    publishEvents(ctx.services.pubSub, events);
+    return placed;
+  } catch (error) {
+    // Nothing was written: free the key so that a corrected request can use it.
+    if (key) await ctx.em.execute(`delete from idempotency_keys where user_id = ? and key = ? and response is null`, [viewer.userId, key]);
+    throw error;
+  }
+}
+
+async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput): Promise<Order> {
+  const errors: FieldErrors = {};
+  const [place] = await tx.execute<{ store_ok: boolean; open: boolean; address_ok: boolean; inside: boolean }[]>(
+    `select s.id is not null and s.is_active as store_ok,
+            coalesce(store_is_open(s.id), false) as open,
+            a.id is not null as address_ok,
+            coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false) as inside
+     from (select 1) one
+     left join stores s on s.id = ?
+     left join user_addresses a on a.id = ? and a.user_id = ?`,
+    [input.storeId, input.addressId, userId],
+  );
+  if (!place.store_ok) errors.storeId = ['The selected store is not available.'];
+  else if (!place.open) errors.storeId = ['The store is closed at the moment.'];
+  if (!place.address_ok) errors.addressId = ['The selected address is not one of your saved addresses.'];
+  else if (place.store_ok && !place.inside) errors.addressId = ['The address is outside the store’s delivery area.'];
+  const items = place.store_ok ? await priceCart(tx, input.storeId, input.items, errors) : [];
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  const store = await tx.findOneOrFail(Store, { id: input.storeId });
+  const address = await tx.execute<{ label: string; line1: string; line2: string | null; city: string | null; latitude: number; longitude: number; instructions: string | null }[]>(
+    `select label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
+    [input.addressId],
+  );
+  const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
+  const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
+  let promo: { promo: PromoCode; discountCents: number; redeem: (orderId: number) => Promise<void> } | undefined;
+  if (input.codePromo?.trim()) {
+    promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: store.id, subtotalCents });
+  }
+  const discountCents = promo?.discountCents ?? 0;
+  const a = address[0];
+  const order = tx.create(Order, {
+    user: userId,
+    store,
+    address: input.addressId,
+    status: 'pending_acceptance',
+    subtotalCents,
+    deliveryFeeCents,
+    discountCents,
+    totalCents: subtotalCents + deliveryFeeCents - discountCents,
+    promo: promo?.promo ?? null,
+    promoCode: promo?.promo.code ?? null,
+    addressLabel: a.label,
+    addressLine1: a.line1,
+    addressLine2: a.line2,
+    addressCity: a.city,
+    addressLatitude: a.latitude,
+    addressLongitude: a.longitude,
+    addressInstructions: a.instructions,
+  });
+  for (const item of items) {
+    const row = tx.create(OrderItem, {
+      order,
+      productId: item.productId,
+      productName: item.productName,
+      quantity: item.quantity,
+      basePriceCents: item.basePriceCents,
+      unitPriceCents: item.unitPriceCents,
+      totalPriceCents: item.totalPriceCents,
+      specialInstructions: item.specialInstructions,
+    });
+    for (const extra of item.extras) tx.create(OrderItemExtra, { item: row, ...extra });
+  }
+  await tx.flush();
+  await promo?.redeem(order.id);
+  return order;
+}
+
+/** Canonical hash of the request: the same body in any key order hashes the same. */
+function requestHash(input: CheckoutInput): string {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+        : value;
+  return createHash('sha256').update(JSON.stringify(canonical(input))).digest('hex');
+}
+
+/**
+ * Claims the key for this request. Answers the first result when it is already done; 409
+ * while the first request runs; 422 when the key was used for a different request.
+ */
+async function claimKey(em: EntityManager, userId: number, key: string, hash: string): Promise<PlacedOrder | null> {
+  const claimed = await em.execute(
+    `insert into idempotency_keys (user_id, key, request_hash) values (?, ?, ?) on conflict do nothing returning key`,
+    [userId, key, hash],
+  );
+  if (claimed.length > 0) return null;
+  const [row] = await em.execute<{ request_hash: string; response: PlacedOrder | null; age: number }[]>(
+    `select request_hash, response, extract(epoch from now() - created_at)::float8 as age from idempotency_keys where user_id = ? and key = ?`,
+    [userId, key],
+  );
+  if (!row) return claimKey(em, userId, key, hash); // the first request failed and freed it just now
+  if (row.request_hash !== hash) throw invalidField('idempotencyKey', 'This Idempotency-Key was used for a different request.');
+  if (row.response) return typeof row.response === 'string' ? JSON.parse(row.response) : row.response;
+  if (row.age > ABANDONED_AFTER_SECONDS) {
+    const taken = await em.execute(
+      `update idempotency_keys set created_at = now() where user_id = ? and key = ? and response is null and created_at < now() - make_interval(secs => ?) returning key`,
+      [userId, key, ABANDONED_AFTER_SECONDS],
+    );
+    if (taken.length > 0) return null;
+  }
+  throw conflict('A request with this Idempotency-Key is still being processed.');
+}

@@ -1,0 +1,57 @@
+/**
+ * Order events: appended in the caller's transaction with the next per-order sequence number
+ * (allocated by an UPDATE on the order row, so concurrent writers queue on its lock), and
+ * published only after that transaction has committed.
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { AppPubSub } from '../../graphql/pubsub';
+import { topics } from '../../graphql/pubsub';
+import type { OrderEventType } from './order-event.entity';
+
+/** What subscribers receive; plain JSON so that it crosses Redis unchanged. */
+export interface OrderEventMessage {
+  orderId: number;
+  seq: number;
+  type: OrderEventType;
+  status: string;
+  at: string;
+  data: Record<string, unknown> | null;
+  storeId: number;
+  driverId: number | null;
+}
+
+export async function appendEvent(
+  em: EntityManager,
+  orderId: number,
+  type: OrderEventType,
+  data: Record<string, unknown> | null = null,
+): Promise<OrderEventMessage> {
+  const [order] = await em.execute<{ seq: number; status: string; store_id: number; driver_id: number | null }[]>(
+    `update orders set last_event_seq = last_event_seq + 1 where id = ?
+     returning last_event_seq as seq, status, store_id, driver_id`,
+    [orderId],
+  );
+  const [event] = await em.execute<{ created_at: Date }[]>(
+    `insert into order_events (order_id, seq, type, status, data) values (?, ?, ?, ?, ?) returning created_at`,
+    [orderId, order.seq, type, order.status, data === null ? null : JSON.stringify(data)],
+  );
+  return {
+    orderId,
+    seq: order.seq,
+    type,
+    status: order.status,
+    at: new Date(event.created_at).toISOString(),
+    data,
+    storeId: order.store_id,
+    driverId: order.driver_id,
+  };
+}
+
+/** Publishes committed events to the order's, its store's and its driver's subscribers. */
+export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): void {
+  for (const event of events) {
+    pubSub.publish(topics.order(event.orderId), event);
+    pubSub.publish(topics.store(event.storeId), event);
+    if (event.driverId !== null) pubSub.publish(topics.driver(event.driverId), event);
+  }
+}

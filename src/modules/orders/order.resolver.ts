@@ -1,0 +1,134 @@
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Context } from '../../graphql/context';
+import { Store } from '../stores/store.entity';
+import { CheckoutInput } from './checkout.inputs';
+import { placeOrder } from './checkout.service';
+import * as lifecycle from './order-lifecycle.service';
+import { RejectOrderInput } from './order.inputs';
+import { Order, OrderItem, OrderItemExtra } from './order.entity';
+import * as orders from './order.service';
+import { DriverInfo, OrderActionPayload, OrderAddress, PlaceOrderPayload, TimelineEntry } from './order.types';
+
+type Move = (ctx: Context, id: number) => Promise<unknown>;
+
+async function act(ctx: Context, id: number, run: Move, message: string): Promise<OrderActionPayload> {
+  await run(ctx, id);
+  ctx.em.clear(); // read the order as the transaction left it
+  return { message, order: await ctx.em.findOneOrFail(Order, { id }) };
+}
+
+@Authorized()
+@Resolver()
+export class OrderResolver {
+  @Mutation(() => PlaceOrderPayload, { description: 'Checkout (spec §4.3). A retry with the same idempotencyKey answers the first result.' })
+  async placeOrder(
+    @Arg('input') input: CheckoutInput,
+    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ): Promise<PlaceOrderPayload> {
+    return { message: 'Order placed successfully.', placed: await placeOrder(ctx, input, idempotencyKey) };
+  }
+
+  @Query(() => [Order], { description: "The caller's orders, newest first (at most 100)." })
+  async myOrders(@Ctx() ctx: Context): Promise<Order[]> {
+    return orders.listCustomerOrders(ctx);
+  }
+
+  @Query(() => Order, { description: "One of the caller's orders." })
+  async myOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context): Promise<Order> {
+    return orders.getCustomerOrder(ctx, id);
+  }
+
+  @Query(() => [Order], { description: "Orders of the caller's stores (or one of them), newest first." })
+  async storeOrders(
+    @Arg('storeId', () => Int, { nullable: true }) storeId: number | null,
+    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Ctx() ctx: Context,
+  ): Promise<Order[]> {
+    return orders.listStoreOrders(ctx, storeId, status);
+  }
+
+  @Mutation(() => OrderActionPayload, { description: 'The customer cancels an order the store has not answered yet.' })
+  cancelOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
+    return act(ctx, id, lifecycle.cancelOrder, 'Order cancelled.');
+  }
+
+  @Mutation(() => OrderActionPayload)
+  acceptOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
+    return act(ctx, id, lifecycle.acceptOrder, 'Order accepted.');
+  }
+
+  @Mutation(() => OrderActionPayload)
+  async rejectOrder(@Arg('id', () => Int) id: number, @Arg('input') input: RejectOrderInput, @Ctx() ctx: Context) {
+    return act(ctx, id, (c, i) => lifecycle.rejectOrder(c, i, input.rejectionReason, input.rejectionNote), 'Order rejected.');
+  }
+
+  @Mutation(() => OrderActionPayload)
+  startPreparingOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
+    return act(ctx, id, lifecycle.startPreparing, 'Order is being prepared.');
+  }
+
+  @Mutation(() => OrderActionPayload)
+  markOrderReady(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
+    return act(ctx, id, lifecycle.markReady, 'Order is ready for pickup.');
+  }
+
+  @Mutation(() => OrderActionPayload)
+  pickUpOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
+    return act(ctx, id, lifecycle.pickUpOrder, 'Order picked up.');
+  }
+
+  @Mutation(() => OrderActionPayload)
+  deliverOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
+    return act(ctx, id, lifecycle.deliverOrder, 'Order delivered.');
+  }
+}
+
+@Resolver(() => Order)
+export class OrderFieldsResolver {
+  @FieldResolver(() => Store)
+  async store(@Root() order: Order, @Ctx() ctx: Context): Promise<Store> {
+    return (await ctx.loaders.store.load(order.store.id))!;
+  }
+
+  @FieldResolver(() => [OrderItem])
+  items(@Root() order: Order, @Ctx() ctx: Context): Promise<OrderItem[]> {
+    return ctx.loaders.orderItems.load(order.id);
+  }
+
+  @FieldResolver(() => [TimelineEntry], { description: 'Every status reached, with the server time it was reached.' })
+  async timeline(@Root() order: Order, @Ctx() ctx: Context): Promise<TimelineEntry[]> {
+    return (await ctx.loaders.statusEvents.load(order.id)).map((e) => ({ status: e.status, at: e.createdAt }));
+  }
+
+  @FieldResolver(() => DriverInfo, { nullable: true })
+  driver(@Root() order: Order, @Ctx() ctx: Context): Promise<DriverInfo | null> | null {
+    return order.driver ? ctx.loaders.driverInfo.load(order.driver.id) : null;
+  }
+
+  @FieldResolver(() => OrderAddress)
+  deliveryAddress(@Root() order: Order): OrderAddress {
+    return {
+      label: order.addressLabel,
+      line1: order.addressLine1,
+      line2: order.addressLine2 ?? null,
+      city: order.addressCity ?? null,
+      latitude: order.addressLatitude,
+      longitude: order.addressLongitude,
+      instructions: order.addressInstructions ?? null,
+    };
+  }
+}
+
+@Resolver(() => OrderItem)
+export class OrderItemFieldsResolver {
+  @FieldResolver(() => [OrderItemExtra], { description: 'Chosen ProductOptionValues.' })
+  async options(@Root() item: OrderItem, @Ctx() ctx: Context): Promise<OrderItemExtra[]> {
+    return (await ctx.loaders.orderItemExtras.load(item.id)).filter((e) => e.kind === 'option');
+  }
+
+  @FieldResolver(() => [OrderItemExtra], { description: 'Added ProductSupplements.' })
+  async supplements(@Root() item: OrderItem, @Ctx() ctx: Context): Promise<OrderItemExtra[]> {
+    return (await ctx.loaders.orderItemExtras.load(item.id)).filter((e) => e.kind === 'supplement');
+  }
+}

@@ -1,0 +1,43 @@
+import { Arg, Int, Resolver, Root, Subscription } from 'type-graphql';
+import type { SubscribeResolverData } from 'type-graphql';
+import { Context } from '../../graphql/context';
+import { requireDriver } from '../drivers/driver.service';
+import { OrderEventMessage } from '../orders/order-events';
+import { toUpdate } from '../orders/order.service';
+import { OrderUpdate } from '../orders/order.types';
+import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
+import { driverStream, orderStream, storesStream } from './tracking.streams';
+
+type Data<Args> = SubscribeResolverData<unknown, Args, Context>;
+
+@Resolver()
+export class TrackingResolver {
+  @Subscription(() => OrderUpdate, {
+    description: 'Status changes and driver positions of one order, until it ends. Resume with the last seq seen.',
+    subscribe: ({ args, context }: Data<{ orderId: number; afterSeq: number }>) => orderStream(context, args.orderId, args.afterSeq),
+  })
+  orderUpdates(
+    @Root() event: OrderEventMessage,
+    @Arg('orderId', () => Int) _orderId: number,
+    @Arg('afterSeq', () => Int, { defaultValue: 0, description: 'The last seq the client saw.' }) _afterSeq: number,
+  ): OrderUpdate {
+    return toUpdate(event);
+  }
+
+  @Subscription(() => OrderUpdate, {
+    description: "New and changed orders of the caller's stores (or of one of them).",
+    subscribe: async ({ args, context }: Data<{ storeId?: number | null }>) =>
+      storesStream(context, args.storeId != null ? [(await requireOwnedStore(context, args.storeId)).id] : await ownedStoreIds(context)),
+  })
+  storeOrderUpdates(@Root() event: OrderEventMessage, @Arg('storeId', () => Int, { nullable: true }) _storeId: number | null): OrderUpdate {
+    return toUpdate(event);
+  }
+
+  @Subscription(() => OrderUpdate, {
+    description: 'Orders assigned to the calling driver, and their changes.',
+    subscribe: async ({ context }: Data<object>) => driverStream(context, (await requireDriver(context)).id),
+  })
+  driverOrderUpdates(@Root() event: OrderEventMessage): OrderUpdate {
+    return toUpdate(event);
+  }
+}
