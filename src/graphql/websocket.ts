@@ -44,7 +44,8 @@ export function startWebSocketServer({ httpServer, schema, logger, source }: Web
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
-        if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
+        // graphql-ws has already reserved this operation's id, so it counts itself.
+        if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_SOCKET) {
           return [new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per connection.`, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } })];
         }
         let document;

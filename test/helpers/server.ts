@@ -27,7 +27,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `shared`: run on another server's database (two instances), which that server closes. */
+export async function startTestServer(env: Record<string, string> = {}, shared?: Database): Promise<TestServer> {
   const whatsapp = new FakeWhatsApp();
   const whatsappUrl = await whatsapp.start();
   const config = loadConfig({
@@ -44,7 +45,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const db = await openTestDatabase();
+  const db = shared ?? (await openTestDatabase());
   const app = await createApp(config, db.orm, createLogger(config.logLevel));
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = app.httpServer.address() as AddressInfo;
@@ -63,7 +64,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       await app.close();
-      await db.close();
+      if (!shared) await db.close();
       await whatsapp.stop();
     },
   };

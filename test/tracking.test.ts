@@ -1,0 +1,192 @@
+/** Live tracking: GraphQL subscriptions over graphql-ws, driven by REST, resumable, fanned out. */
+import { Client } from 'graphql-ws';
+import { Factory, northOf } from './helpers/factories';
+import { orderWorld, OrderWorld, onlineDriver, placeOrder } from './helpers/orders';
+import { registerCustomer } from './helpers/auth';
+import { startTestServer, TestServer } from './helpers/server';
+import { subscribe, wsClient } from './helpers/ws';
+
+let server: TestServer;
+let make: Factory;
+let w: OrderWorld;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
+  make = new Factory(server.db);
+});
+afterAll(async () => {
+  await server?.close();
+});
+beforeEach(async () => {
+  await server.reset();
+  w = await orderWorld(server, make);
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+});
+
+type Update = { seq: number; type: string; status: string; latitude: number | null; longitude: number | null; driverId: number | null; at: string };
+
+const ORDER_UPDATES = `subscription($orderId: Int!, $afterSeq: Int) {
+  orderUpdates(orderId: $orderId, afterSeq: $afterSeq) { seq type status latitude longitude driverId at }
+}`;
+
+const client = (token?: string, url = server.wsUrl) => {
+  const c = wsClient(url, token);
+  clients.push(c);
+  return c;
+};
+const near = () => northOf({ lat: w.owner.store.latitude, lng: w.owner.store.longitude }, 0.5);
+const store = (id: number, step: string, body?: unknown) => server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: w.owner.token });
+const drive = (id: number, step: string, token: string) => server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const locate = (token: string, p: { lat: number; lng: number }) => server.http.post('/api/v1/driver/location', { latitude: p.lat, longitude: p.lng }, { token });
+
+describe('subscription orderUpdates', () => {
+  it('streams every step from checkout to delivered and the driver positions, in order, then completes', async () => {
+    const driver = await onlineDriver(server, near());
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    const sub = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id });
+    await sub.waitFor(1);
+
+    expect((await store(id, 'accept')).status).toBe(200);
+    await store(id, 'preparing');
+    await store(id, 'ready');
+    await drive(id, 'pickup', driver.token);
+    const path = [northOf(near(), 0.2), northOf(near(), 0.4), northOf(near(), 0.6)];
+    for (const p of path) await locate(driver.token, p);
+    await drive(id, 'deliver', driver.token);
+    await sub.completed;
+
+    expect(sub.errors).toEqual([]);
+    expect(sub.events.map((e) => [e.seq, e.type, e.status])).toEqual([
+      [1, 'status', 'pending_acceptance'],
+      [2, 'status', 'accepted'],
+      [3, 'driver_assigned', 'accepted'],
+      [4, 'status', 'preparing'],
+      [5, 'status', 'ready_for_pickup'],
+      [6, 'status', 'picked_up'],
+      [7, 'driver_location', 'picked_up'],
+      [8, 'driver_location', 'picked_up'],
+      [9, 'driver_location', 'picked_up'],
+      [10, 'status', 'delivered'],
+    ]);
+    expect(sub.events[2].driverId).toBe(driver.driverId);
+    expect(sub.events.slice(6, 9).map((e) => [e.latitude, e.longitude])).toEqual(path.map((p) => [p.lat, p.lng]));
+    const stamps = sub.events.map((e) => Date.parse(e.at));
+    expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
+  });
+
+  it('resumes after the last seq seen: the missed events first, then live ones, no duplicates', async () => {
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    await store(id, 'accept');
+    await store(id, 'preparing');
+    const sub = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
+    const replayed = await sub.waitFor(2);
+    expect(replayed.map((e) => [e.seq, e.status])).toEqual([
+      [2, 'accepted'],
+      [3, 'preparing'],
+    ]);
+    await store(id, 'ready');
+    const all = await sub.waitFor(3);
+    expect(all.map((e) => e.seq)).toEqual([2, 3, 4]);
+    expect(all[2].status).toBe('ready_for_pickup');
+  });
+
+  it("refuses another customer's order at subscribe time", async () => {
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    const stranger = await registerCustomer(server);
+    const sub = subscribe<Update>(client(stranger.token), ORDER_UPDATES, { orderId: id });
+    await sub.completed;
+    expect(sub.events).toEqual([]);
+    expect(JSON.stringify(sub.errors)).toMatch(/No query results for model \[Order\]/);
+  });
+
+  it('throttles driver positions per order', async () => {
+    const throttled = await startTestServer({ DRIVER_LOCATION_THROTTLE_SECONDS: '60' }, server.db);
+    try {
+      const driver = await onlineDriver(throttled, near());
+      const id = (await placeOrder(throttled, w)).body.data.order_id;
+      await throttled.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
+      for (let i = 1; i <= 4; i++) {
+        await throttled.http.post('/api/v1/driver/location', { latitude: near().lat + i / 1000, longitude: near().lng }, { token: driver.token });
+      }
+      const rows = await server.db.orm.em.fork().execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
+      expect(rows).toEqual([{ n: 1 }]);
+      const [position] = await server.db.orm.em.fork().execute(`select latitude from drivers where id = ?`, [driver.driverId]);
+      expect(position.latitude).toBeCloseTo(near().lat + 0.004, 6); // the position itself is always kept
+    } finally {
+      await throttled.close();
+    }
+  });
+});
+
+describe('subscription storeOrderUpdates', () => {
+  it("tells the owner about new and changed orders of their stores, and nobody else's", async () => {
+    const sub = subscribe<Update & { orderId: number }>(client(w.owner.token), `subscription { storeOrderUpdates { orderId seq status } }`);
+    const other = await make.store();
+    const strangerSub = subscribe(client(w.customer.token), `subscription($s: Int) { storeOrderUpdates(storeId: $s) { orderId } }`, { s: other.id });
+    await strangerSub.completed;
+    expect(JSON.stringify(strangerSub.errors)).toMatch(/do not own this store/);
+    await new Promise((r) => setTimeout(r, 200)); // the owner's subscription is set up
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    await store(id, 'accept');
+    const events = await sub.waitFor(2);
+    expect(events.map((e) => [e.orderId, e.seq, e.status])).toEqual([
+      [id, 1, 'pending_acceptance'],
+      [id, 2, 'accepted'],
+    ]);
+  });
+});
+
+describe('subscription driverOrderUpdates', () => {
+  it('tells a driver about the order assigned to them', async () => {
+    const driver = await onlineDriver(server, near());
+    const sub = subscribe<Update & { orderId: number }>(client(driver.token), `subscription { driverOrderUpdates { orderId type driverId } }`);
+    await new Promise((r) => setTimeout(r, 200));
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    await store(id, 'accept');
+    const [assigned] = await sub.waitFor(1);
+    expect(assigned).toEqual({ orderId: id, type: 'driver_assigned', driverId: driver.driverId });
+    const customerSub = subscribe(client(w.customer.token), `subscription { driverOrderUpdates { orderId } }`);
+    await customerSub.completed;
+    expect(JSON.stringify(customerSub.errors)).toMatch(/not registered as a driver/);
+  });
+});
+
+describe('the websocket', () => {
+  it('serves only subscriptions, at most 20 per connection', async () => {
+    const c = client(w.customer.token);
+    const query = subscribe(c, `query { me { id } }`);
+    await query.completed;
+    expect(JSON.stringify(query.errors)).toMatch(/OPERATION_NOT_ALLOWED/);
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    const subs = Array.from({ length: 21 }, () => subscribe(c, ORDER_UPDATES, { orderId: id }));
+    await Promise.all(subs.slice(0, 20).map((s) => s.waitFor(1)));
+    await subs[20].completed;
+    expect(JSON.stringify(subs[20].errors)).toMatch(/At most 20 subscriptions/);
+  });
+});
+
+describe('two instances sharing PostgreSQL and Redis', () => {
+  const redis = process.env.REDIS_URL;
+  (redis ? it : it.skip)("a driver's update on one reaches a customer subscribed on the other", async () => {
+    const a = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, server.db);
+    const b = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, server.db);
+    try {
+      const driver = await onlineDriver(a, near());
+      const id = (await placeOrder(a, w)).body.data.order_id;
+      await a.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
+      const sub = subscribe<Update>(client(w.customer.token, b.wsUrl), ORDER_UPDATES, { orderId: id });
+      await sub.waitFor(3); // replayed from the database on instance B
+      await new Promise((r) => setTimeout(r, 300)); // B's Redis subscription is live
+      await a.http.post('/api/v1/driver/location', { latitude: near().lat + 0.001, longitude: near().lng }, { token: driver.token });
+      const events = await sub.waitFor(4);
+      expect(events[3]).toMatchObject({ seq: 4, type: 'driver_location', latitude: near().lat + 0.001 });
+    } finally {
+      await Promise.all(clients.splice(0).map((c) => c.dispose()));
+      await a.close();
+      await b.close();
+    }
+  });
+});
