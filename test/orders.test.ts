@@ -260,3 +260,36 @@ describe('GET /api/v1/store/orders', () => {
     expect((await server.http.get('/api/v1/store/orders', { token: w.customer.token })).body.data).toEqual([]);
   });
 });
+
+describe('GraphQL: placeOrder, myOrders, myOrder, acceptOrder', () => {
+  it('answer the same as REST for the dashboard and apps', async () => {
+    const placed = await server.http.graphql(
+      `mutation($input: CheckoutInput!, $key: String) { placeOrder(input: $input, idempotencyKey: $key) { message placed { orderId status total } } }`,
+      { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 3 }] }, key: 'gql-1' },
+      { token: w.customer.token },
+    );
+    expect(placed.body.errors).toBeUndefined();
+    const { orderId } = placed.body.data.placeOrder.placed;
+    expect(placed.body.data.placeOrder).toEqual({ message: 'Order placed successfully.', placed: { orderId, status: 'pending_acceptance', total: 51 } });
+
+    const accepted = await server.http.graphql(`mutation($id: Int!) { acceptOrder(id: $id) { order { status } } }`, { id: orderId }, { token: w.owner.token });
+    expect(accepted.body.data.acceptOrder.order.status).toBe('accepted');
+
+    const read = await server.http.graphql(
+      `query($id: Int!) { myOrders { id } myOrder(id: $id) { status total items { productName quantity totalPrice } timeline { status } } }`,
+      { id: orderId },
+      { token: w.customer.token },
+    );
+    expect(read.body.data).toEqual({
+      myOrders: [{ id: orderId }],
+      myOrder: { status: 'accepted', total: 51, items: [{ productName: 'Cola', quantity: 3, totalPrice: 36 }], timeline: [{ status: 'pending_acceptance' }, { status: 'accepted' }] },
+    });
+
+    const invalid = await server.http.graphql(
+      `mutation($input: CheckoutInput!) { placeOrder(input: $input) { placed { orderId } } }`,
+      { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 0 }] } },
+      { token: w.customer.token },
+    );
+    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION', fields: { 'items.0.quantity': ['quantity must be at least 1'] } });
+  });
+});
