@@ -32,7 +32,7 @@ export interface App {
 
 export async function createApp(config: Config, orm: Orm, logger: Logger): Promise<App> {
   const development = config.env === 'development';
-  const events = createAppPubSub(config.redisUrl);
+  const events = createAppPubSub(config.redisUrl, logger);
   const services = createServices(config, logger, events.pubSub);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);

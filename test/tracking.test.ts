@@ -190,3 +190,19 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     }
   });
 });
+
+describe('when Redis is unreachable', () => {
+  it('orders still move and the process keeps running; subscribers catch up from the database', async () => {
+    const lonely = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1' }, server.db);
+    try {
+      const id = (await placeOrder(lonely, w)).body.data.order_id;
+      expect((await lonely.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token })).status).toBe(200);
+      const sub = subscribe<Update>(client(w.customer.token, lonely.wsUrl), ORDER_UPDATES, { orderId: id });
+      const events = await sub.waitFor(2);
+      expect(events.map((e) => e.status)).toEqual(['pending_acceptance', 'accepted']);
+    } finally {
+      await Promise.all(clients.splice(0).map((c) => c.dispose()));
+      await lonely.close();
+    }
+  });
+});

@@ -5,6 +5,7 @@
 import { createPubSub, PubSub } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import Redis from 'ioredis';
+import type { Logger } from '../common/logger';
 import type { OrderEventMessage } from '../modules/orders/order-events';
 
 export type AppPubSub = PubSub<Record<string, [OrderEventMessage]>>;
@@ -14,15 +15,30 @@ export interface PubSubHandle {
   close(): Promise<void>;
 }
 
-export function createAppPubSub(redisUrl?: string): PubSubHandle {
+export function createAppPubSub(redisUrl?: string, logger?: Logger): PubSubHandle {
   if (!redisUrl) return { pubSub: createPubSub(), close: async () => undefined };
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  for (const client of [publishClient, subscribeClient]) {
+    client.on('error', (error) => logger?.warn({ err: error }, 'redis connection error'));
+  }
+  // The event target publishes and (un)subscribes without awaiting: while Redis is down such
+  // a promise would reject unhandled and stop the process. Log instead; a lost live event is
+  // recovered by subscribers from the database (sequence numbers, resume).
+  const guard = (client: Redis, command: 'publish' | 'subscribe' | 'unsubscribe') => {
+    const original = (client[command] as (...args: unknown[]) => Promise<unknown>).bind(client);
+    (client as unknown as Record<string, unknown>)[command] = (...args: unknown[]) =>
+      original(...args).catch((error: unknown) => logger?.warn({ err: error, command }, 'redis command failed'));
+  };
+  guard(publishClient, 'publish');
+  guard(subscribeClient, 'subscribe');
+  guard(subscribeClient, 'unsubscribe');
   const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
   return {
     pubSub: createPubSub<Record<string, [OrderEventMessage]>>({ eventTarget }),
     async close() {
-      await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
+      // quit() lets queued commands finish; a client that never connected is just dropped.
+      await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect())));
     },
   };
 }
