@@ -1,18 +1,15 @@
 /** Saved delivery addresses under /api/v1/customer: each customer sees only their own. */
 import { registerCustomer, SignedIn } from './helpers/auth';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 
 let server: TestServer;
 let me: SignedIn;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
+useTestServer((s) => {
+  server = s;
 });
 beforeEach(async () => {
-  await server.reset();
   me = await registerCustomer(server);
 });
 

@@ -2,17 +2,12 @@
 import jwt from 'jsonwebtoken';
 import { passCooldown, registerCustomer, uniquePhone } from './helpers/auth';
 import { startTestServer, TestServer, TEST_CODE, TEST_PHONE } from './helpers/server';
+import { useTestServer } from './helpers/setup';
 
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(async () => {
-  await server.reset();
+useTestServer((s) => {
+  server = s;
 });
 
 const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);

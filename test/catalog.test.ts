@@ -1,19 +1,14 @@
 /** Spec §2.7 and §4.3: catalog, store details, products and store categories over REST and GraphQL. */
 import { Factory } from './helpers/factories';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 
 let server: TestServer;
 let make: Factory;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  make = new Factory(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(async () => {
-  await server.reset();
+useTestServer((s, f) => {
+  server = s;
+  make = f;
 });
 
 const idsOf = (list: { id: number }[]) => list.map((x) => x.id);

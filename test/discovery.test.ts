@@ -1,19 +1,14 @@
 /** Spec §2.1–2.6 and §4.3: home screen, search, ads and nearby stores over REST and GraphQL. */
 import { CASABLANCA, Factory, northOf } from './helpers/factories';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 
 let server: TestServer;
 let make: Factory;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  make = new Factory(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(async () => {
-  await server.reset();
+useTestServer((s, f) => {
+  server = s;
+  make = f;
 });
 
 const nearby = (query: string) => server.http.get(`/api/v1/stores/nearby?${query}`);

@@ -2,22 +2,19 @@
 import { Factory, northOf } from './helpers/factories';
 import { orderWorld, OrderWorld, onlineDriver, placeOrder } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
 
 let server: TestServer;
 let make: Factory;
 let w: OrderWorld;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  make = new Factory(server.db);
-});
-afterAll(async () => {
-  await server?.close();
+useTestServer((s, f) => {
+  server = s;
+  make = f;
 });
 beforeEach(async () => {
-  await server.reset();
   w = await orderWorld(server, make);
 });
 

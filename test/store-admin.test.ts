@@ -5,18 +5,13 @@ import { promisify } from 'node:util';
 import { AppError } from '../src/common/errors';
 import { assignOwner, createStore } from '../src/modules/stores/store-admin.service';
 import { registerCustomer } from './helpers/auth';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(async () => {
-  await server.reset();
+useTestServer((s) => {
+  server = s;
 });
 
 const em = () => server.db.orm.em.fork();

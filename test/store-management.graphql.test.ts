@@ -1,21 +1,18 @@
 /** The dashboard's GraphQL for store management: the same services, codes in extensions. */
 import { Factory } from './helpers/factories';
 import { makeOwner, Owner } from './helpers/owners';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 
 let server: TestServer;
 let make: Factory;
 let owner: Owner;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  make = new Factory(server.db);
-});
-afterAll(async () => {
-  await server?.close();
+useTestServer((s, f) => {
+  server = s;
+  make = f;
 });
 beforeEach(async () => {
-  await server.reset();
   owner = await makeOwner(server, make);
 });
 

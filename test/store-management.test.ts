@@ -2,21 +2,18 @@
 import { Factory } from './helpers/factories';
 import { makeOwner, Owner } from './helpers/owners';
 import { registerCustomer } from './helpers/auth';
-import { startTestServer, TestServer } from './helpers/server';
+import { useTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 
 let server: TestServer;
 let make: Factory;
 let owner: Owner;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  make = new Factory(server.db);
-});
-afterAll(async () => {
-  await server?.close();
+useTestServer((s, f) => {
+  server = s;
+  make = f;
 });
 beforeEach(async () => {
-  await server.reset();
   owner = await makeOwner(server, make);
 });
 

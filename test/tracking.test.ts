@@ -3,6 +3,7 @@ import { Client } from 'graphql-ws';
 import { Factory, northOf } from './helpers/factories';
 import { orderWorld, OrderWorld, onlineDriver, placeOrder } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
+import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
 import { subscribe, wsClient } from './helpers/ws';
 
@@ -11,15 +12,11 @@ let make: Factory;
 let w: OrderWorld;
 const clients: Client[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer({ DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
-  make = new Factory(server.db);
-});
-afterAll(async () => {
-  await server?.close();
-});
+useTestServer((s, f) => {
+  server = s;
+  make = f;
+}, { DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
 beforeEach(async () => {
-  await server.reset();
   w = await orderWorld(server, make);
 });
 afterEach(async () => {
