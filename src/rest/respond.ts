@@ -1,5 +1,6 @@
 /** Renders errors as spec §7 bodies: `{message}`, or `{message, errors}` for 422. */
 import { Response } from 'express';
+import { GraphQLError } from 'graphql';
 import { AppError, FieldErrors } from '../common/errors';
 import { Logger } from '../common/logger';
 import { toAppError } from '../graphql/errors';
@@ -19,7 +20,8 @@ export function sendError(res: Response, error: unknown, opts: { development: bo
   const appError = toAppError(error);
   if (!appError) {
     opts.logger.error({ err: error }, 'unhandled error');
-    const failure = error instanceof Error ? error : new Error(String(error));
+    const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+    const failure = cause instanceof Error ? cause : new Error(String(cause));
     res.status(500).json(
       opts.development
         ? { message: failure.message, exception: failure.name, trace: failure.stack?.split('\n').map((l) => l.trim()) }
