@@ -21,6 +21,7 @@ import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
 import { sendAppError, sendError } from './rest/respond';
 import { restRoutes } from './rest/routes';
+import { openApiDocument } from './rest/openapi';
 import { createServices, Services } from './services';
 
 export interface App {
@@ -53,6 +54,11 @@ export async function createApp(config: Config, orm: Orm, logger: Logger): Promi
       logger.warn({ err: error }, 'readiness check failed');
       res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.' });
     }
+  });
+
+  const openApi = openApiDocument(schema, routes);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
   });
 
   app.use(express.json({ limit: config.bodyLimit }));

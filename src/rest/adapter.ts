@@ -20,7 +20,7 @@ import { RestRoute } from './route';
 import { sendError } from './respond';
 import { variableType, VariableReader } from './variables';
 
-interface CompiledRoute extends RestRoute {
+export interface CompiledRoute extends RestRoute {
   ast: DocumentNode;
   operation: OperationDefinitionNode;
   /** Response key of the single root field. */
