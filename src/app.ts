@@ -92,6 +92,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger): Promi
     validationRules: [depthLimit()],
     formatError: (formatted, error) => formatGraphQLError(formatted, error, development),
     includeStacktraceInErrorResponses: development,
+    // main.ts owns SIGTERM/SIGINT and calls close(); Apollo's own handler would start a second,
+    // concurrent stop() that the first never finishes waiting for (shutdown hung until forced).
+    stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { serverWillStart: async () => ({ drainServer: () => websocket.dispose() }) },

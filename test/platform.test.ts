@@ -105,8 +105,8 @@ describe('request ids', () => {
   });
 
   it('replaces an unsafe incoming x-request-id with a generated one', async () => {
-    for (const id of ['has spaces', 'x'.repeat(65), 'quote"or;semicolon', 'line\\nbreak', 'é-accent']) {
-      const res = await server.http.get('/nope', { headers: { 'x-request-id': encodeURI(id) === id ? id : id.replace(/[^\x20-\x7e]/g, '?') } });
+    for (const id of ['has spaces', 'x'.repeat(65), 'quote"or;semicolon', '{"level":60}', 'back\\slash']) {
+      const res = await server.http.get('/nope', { headers: { 'x-request-id': id } });
       const answered = res.headers.get('x-request-id');
       expect(answered).not.toBe(id);
       expect(answered).toMatch(UUID);
