@@ -8,11 +8,8 @@ import { Database, openDatabase } from '../../src/db/orm';
 
 let opened = 0;
 
-export async function openTestDatabase(): Promise<Database> {
-  const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
-  if (!serverUrl) return openDatabase({});
-  const url = new URL(serverUrl);
-  const name = `${url.pathname.slice(1) || 'test'}_jest_${process.env.JEST_WORKER_ID ?? '1'}_${++opened}`;
+/** Runs one statement on the server's maintenance connection (create / drop database). */
+async function onServer(serverUrl: string, sql: string): Promise<void> {
   const admin = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl: serverUrl,
@@ -21,13 +18,28 @@ export async function openTestDatabase(): Promise<Database> {
     allowGlobalContext: true,
   });
   try {
-    await admin.em.execute(`drop database if exists "${name}" with (force)`);
-    await admin.em.execute(`create database "${name}"`);
+    await admin.em.execute(sql);
   } finally {
     await admin.close(true);
   }
+}
+
+/** The database is this process's own (pid in the name) and is dropped when closed. */
+export async function openTestDatabase(): Promise<Database> {
+  const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl) return openDatabase({});
+  const url = new URL(serverUrl);
+  const name = `${url.pathname.slice(1) || 'test'}_jest_${process.pid}_${++opened}`;
+  await onServer(serverUrl, `create database "${name}"`);
   url.pathname = `/${name}`;
-  return openDatabase({ databaseUrl: url.toString() });
+  const db = await openDatabase({ databaseUrl: url.toString() });
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      await onServer(serverUrl, `drop database if exists "${name}" with (force)`);
+    },
+  };
 }
 
 /** Empties every table (ids restart) so each test starts from nothing. */
