@@ -46,6 +46,10 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   }
   // Errors GraphQL itself raises about the document (syntax, validation) are the client's.
   const original = error instanceof GraphQLError ? error.originalError : undefined;
+  // Apollo relabels every validation error GRAPHQL_VALIDATION_FAILED; a rule's own code (QUERY_TOO_DEEP) wins.
+  if (original instanceof GraphQLError && typeof original.extensions.code === 'string') {
+    return { ...formatted, extensions: { ...formatted.extensions, code: original.extensions.code } };
+  }
   if (!original || original instanceof GraphQLError) return formatted;
   if (development) return formatted;
   return { message: 'Internal server error.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
