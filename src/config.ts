@@ -62,8 +62,12 @@ export class ConfigError extends Error {
 /** Used only outside production so that `npm start` works with nothing set. */
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-do-not-use-in-production';
 
-/** A fresh development install can sign in without reading logs: see the README. */
-export const DEVELOPMENT_TEST_NUMBERS = '+15550000001=123456';
+/**
+ * A fresh development install can sign in without reading logs: the demo customer and the
+ * three demo store owners of the demo city (src/db/seed), see the README.
+ */
+export const DEVELOPMENT_TEST_NUMBERS =
+  '+15550000001=123456,+15550001001=123456,+15550001002=123456,+15550001003=123456,+15550002001=123456,+15550002002=123456';
 
 type Env = Record<string, string | undefined>;
 

@@ -4,6 +4,7 @@ import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './common/logger';
 import { openDatabase } from './db/orm';
+import { seedDemoCityOnFirstStart } from './db/seed/startup';
 import { purgeExpiredAuthRecords } from './modules/auth/auth.cleanup';
 import { expireUnansweredOrders } from './modules/orders/order-lifecycle.service';
 
@@ -23,6 +24,7 @@ async function main() {
   const logger = createLogger(config.logLevel);
   logger.info({ env: config.env, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'starting');
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  await seedDemoCityOnFirstStart(db.orm, config, logger);
   const app = await createApp(config, db.orm, logger);
   await new Promise<void>((resolve) => app.httpServer.listen(config.port, config.host, resolve));
   const address = app.httpServer.address();
