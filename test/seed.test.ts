@@ -216,8 +216,8 @@ describe('demo city', () => {
       { phone_number: '+15550002001', is_online: false },
       { phone_number: '+15550002002', is_online: false },
     ]);
-    const promos = await em().execute(`select code from promo_codes where is_active order by code`);
-    expect(promos.map((p: { code: string }) => p.code)).toEqual(['FIRST100', 'SAVE15', 'WELCOME10']);
+    const promos = await em().execute<{ code: string }[]>(`select code from promo_codes where is_active order by code`);
+    expect(promos.map((p) => p.code)).toEqual(['FIRST100', 'SAVE15', 'WELCOME10']);
     for (const account of summary.demoAccounts.filter((a) => a.role === 'store owner')) {
       expect(account.stores.length).toBeGreaterThanOrEqual(3);
     }
