@@ -124,7 +124,7 @@ describe('GET /api/v1/stores/nearby', () => {
     const { where, params } = storeConditions({ point: CASABLANCA });
     const plan = await em.execute<{ 'QUERY PLAN': string }[]>(`explain select s.id from stores s where ${where}`, params);
     const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-    expect(text).toMatch(/stores_location_index/);
+    expect(text).toMatch(/stores_earth_index/);
     expect(text).not.toMatch(/Seq Scan on stores/);
   });
 });

@@ -35,7 +35,7 @@ export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promis
 export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage> {
   const em = ctx.em;
   const filter: StoreFilter = { point };
-  const top = { limit: HOME_BLOCK_SIZE, offset: 0 };
+  const top = { limit: HOME_BLOCK_SIZE, offset: 0, count: false };
   const [mainCategories, categories, offers] = [
     await em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
     await em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
@@ -50,16 +50,19 @@ export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage
     trendingProducts: await productsOfStores(em, filter, 'p.order_count desc, p.id asc'),
     topRatedStores: (await findStores(em, filter, 'rating', top)).stores,
     popularNearYou: (await findStores(em, filter, 'popularity', top)).stores,
-    stores: (await findStores(em, filter, 'distance', { limit: 2 * HOME_BLOCK_SIZE, offset: 0 })).stores,
+    stores: (await findStores(em, filter, 'distance', { limit: 2 * HOME_BLOCK_SIZE, offset: 0, count: false })).stores,
   };
 }
 
 /** Active products of the active stores matching `filter` (those delivering to the point). */
 async function productsOfStores(em: EntityManager, filter: StoreFilter, orderBy: string, extra = 'true'): Promise<Product[]> {
   const { where, params } = storeConditions(filter);
+  // The stores delivering here are found once (hashed); products are then read in the
+  // order of an index on products and kept while their store is one of them.
   const rows = await em.execute<{ id: number }[]>(
-    `select p.id from products p join stores s on s.id = p.store_id
-     where ${VISIBLE_PRODUCT_SQL} and ${extra} and ${where}
+    `with deliverable as materialized (select s.id from stores s where ${where})
+     select p.id from products p
+     where p.store_id in (select id from deliverable) and ${VISIBLE_PRODUCT_SQL} and ${extra}
      order by ${orderBy} limit ${HOME_BLOCK_SIZE}`,
     params,
   );

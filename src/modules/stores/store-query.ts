@@ -1,7 +1,7 @@
 /**
  * The one query behind every customer list of stores (nearby, home blocks). With a point it
- * keeps only stores whose delivery radius covers it, found through the GiST index on
- * ll_to_earth(latitude, longitude) with an earth_box of at most MAX_DELIVERY_RADIUS_KM.
+ * keeps only stores whose delivery radius covers it, found through the GiST index on the
+ * stored `earth` cube with an earth_box of at most MAX_DELIVERY_RADIUS_KM.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
@@ -41,12 +41,11 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
   const params: unknown[] = [];
   let distance = 'null::float8';
   if (filter.point) {
-    // Validated finite numbers, inlined because the expression repeats (safe: no strings reach SQL).
+    // A constant the planner folds once (validated finite numbers: no strings reach SQL).
     const here = `ll_to_earth(${Number(filter.point.lat)}, ${Number(filter.point.lng)})`;
-    const store = 'll_to_earth(s.latitude, s.longitude)';
-    distance = `earth_distance(${store}, ${here})`;
+    distance = `earth_distance(s.earth, ${here})`;
     const boxKm = Math.min(filter.radiusKm ?? MAX_DELIVERY_RADIUS_KM, MAX_DELIVERY_RADIUS_KM);
-    conditions.push(`earth_box(${here}, ${boxKm * 1000}) @> ${store}`);
+    conditions.push(`earth_box(${here}, ${boxKm * 1000}) @> s.earth`);
     conditions.push(`${distance} <= s.delivery_radius_km * 1000`);
     if (filter.radiusKm !== undefined) conditions.push(`${distance} <= ${filter.radiusKm * 1000}`);
   }
@@ -68,23 +67,24 @@ export async function findStores(
   em: EntityManager,
   filter: StoreFilter,
   sort: StoreSort,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; /** false: skip the total (home blocks need none). */ count?: boolean },
 ): Promise<{ stores: Store[]; total: number }> {
   const { where, params, distance } = storeConditions(filter);
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
-  const rows = await em.execute<{ id: number; distance_m: number | null; total: string }[]>(
-    `select s.id, ${distance} as distance_m, count(*) over () as total
+  const rows = await em.execute<{ id: number; distance_m: number | null }[]>(
+    `select s.id, ${distance} as distance_m
      from stores s
      where ${where}
      order by ${order}, ${filter.point ? 'distance_m asc, ' : ''}s.id asc
      limit ? offset ?`,
     [...params, page.limit, page.offset],
   );
-  const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, where, params) : 0;
-  return { stores: await loadInOrder(em, rows), total };
+  return { stores: await loadInOrder(em, rows), total: page.count === false ? rows.length : await countStores(em, filter) };
 }
 
-async function countStores(em: EntityManager, where: string, params: unknown[]): Promise<number> {
+/** How many active stores match (the `meta.total` of a page). */
+export async function countStores(em: EntityManager, filter: StoreFilter): Promise<number> {
+  const { where, params } = storeConditions(filter);
   const [row] = await em.execute<{ n: string }[]>(`select count(*) as n from stores s where ${where}`, params);
   return Number(row.n);
 }
