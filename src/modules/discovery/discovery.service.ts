@@ -13,6 +13,8 @@ import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
 
 export const HOME_BLOCK_SIZE = 10;
+/** Product blocks of the home screen come from this many of the most ordered-from stores. */
+export const HOME_PRODUCT_STORES = 50;
 export const SEARCH_LIMIT = 20;
 
 export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promise<StorePage> {
@@ -34,39 +36,66 @@ export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promis
 
 export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage> {
   const em = ctx.em;
-  const filter: StoreFilter = { point };
-  const top = { limit: HOME_BLOCK_SIZE, offset: 0, count: false };
-  const [mainCategories, categories, offers] = [
-    await em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
-    await em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
-    await activeGlobalOffers(em),
-  ];
+  const blocks = await homeBlocks(em, { point });
+  const stores = await loadStoresInOrder(em, [...blocks.top_rated_stores, ...blocks.popular_near_you, ...blocks.stores]);
+  const storeBlock = (rows: BlockRow[]) => rows.map((r) => stores.get(r.id)!);
   return {
-    mainCategories,
-    categories,
-    offers,
-    products: await productsOfStores(em, filter, 'p.id desc'),
-    featuredProducts: await productsOfStores(em, filter, 'p.order_count desc, p.id asc', 'p.is_featured'),
-    trendingProducts: await productsOfStores(em, filter, 'p.order_count desc, p.id asc'),
-    topRatedStores: (await findStores(em, filter, 'rating', top)).stores,
-    popularNearYou: (await findStores(em, filter, 'popularity', top)).stores,
-    stores: (await findStores(em, filter, 'distance', { limit: 2 * HOME_BLOCK_SIZE, offset: 0, count: false })).stores,
+    mainCategories: await em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
+    categories: await em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
+    offers: await activeGlobalOffers(em),
+    products: await loadProductsInOrder(em, blocks.products.map((r) => r.id)),
+    featuredProducts: await loadProductsInOrder(em, blocks.featured_products.map((r) => r.id)),
+    trendingProducts: await loadProductsInOrder(em, blocks.trending_products.map((r) => r.id)),
+    topRatedStores: storeBlock(blocks.top_rated_stores),
+    popularNearYou: storeBlock(blocks.popular_near_you),
+    stores: storeBlock(blocks.stores),
   };
 }
 
-/** Active products of the active stores matching `filter` (those delivering to the point). */
-async function productsOfStores(em: EntityManager, filter: StoreFilter, orderBy: string, extra = 'true'): Promise<Product[]> {
-  const { where, params } = storeConditions(filter);
-  // The stores delivering here are found once (hashed); products are then read in the
-  // order of an index on products and kept while their store is one of them.
-  const rows = await em.execute<{ id: number }[]>(
-    `with deliverable as materialized (select s.id from stores s where ${where})
-     select p.id from products p
-     where p.store_id in (select id from deliverable) and ${VISIBLE_PRODUCT_SQL} and ${extra}
-     order by ${orderBy} limit ${HOME_BLOCK_SIZE}`,
+type BlockRow = { block: string; id: number; distance_m: number | null; ord: number };
+const BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'products', 'featured_products', 'trending_products'] as const;
+
+/**
+ * The six home blocks in one statement: the stores delivering here are found once and the
+ * store blocks are top-N sorts of them; the product blocks draw from the products of the
+ * HOME_PRODUCT_STORES most ordered-from of those stores, so their cost does not grow with the
+ * city (docs/decisions.md).
+ */
+async function homeBlocks(em: EntityManager, filter: StoreFilter): Promise<Record<(typeof BLOCKS)[number], BlockRow[]>> {
+  const { where, params, distance } = storeConditions(filter);
+  const near = filter.point ? 'distance_m, ' : '';
+  const storeBlock = (name: string, order: string, limit: number) =>
+    `(select '${name}' as block, id, distance_m, row_number() over (order by ${order}, id) as ord from d order by ${order}, id limit ${limit})`;
+  const productBlock = (name: string, order: string, extra = 'true') =>
+    `(select '${name}' as block, p.id, null::float8, row_number() over (order by ${order}) as ord
+      from products p where p.store_id in (select id from c) and ${VISIBLE_PRODUCT_SQL} and ${extra} order by ${order} limit ${HOME_BLOCK_SIZE})`;
+  const rows = await em.execute<BlockRow[]>(
+    `with d as materialized (
+       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${where}),
+     c as materialized (select id from d order by order_count desc, rating desc, id limit ${HOME_PRODUCT_STORES})
+     ${[
+       storeBlock('top_rated_stores', `rating desc, rating_count desc, ${near}order_count desc`, HOME_BLOCK_SIZE),
+       storeBlock('popular_near_you', `order_count desc, rating desc, ${near}rating_count desc`, HOME_BLOCK_SIZE),
+       storeBlock('stores', filter.point ? 'distance_m' : 'order_count desc, rating desc', 2 * HOME_BLOCK_SIZE),
+       productBlock('products', 'p.id desc'),
+       productBlock('featured_products', 'p.order_count desc, p.id', 'p.is_featured'),
+       productBlock('trending_products', 'p.order_count desc, p.id'),
+     ].join(' union all ')}`,
     params,
   );
-  return loadProductsInOrder(em, rows.map((r) => r.id));
+  const grouped = Object.fromEntries(BLOCKS.map((b) => [b, [] as BlockRow[]])) as Record<(typeof BLOCKS)[number], BlockRow[]>;
+  for (const row of rows) grouped[row.block as (typeof BLOCKS)[number]].push(row);
+  for (const block of BLOCKS) grouped[block].sort((a, b) => Number(a.ord) - Number(b.ord));
+  return grouped;
+}
+
+async function loadStoresInOrder(em: EntityManager, rows: BlockRow[]): Promise<Map<number, Store>> {
+  const stores = new Map((await em.find(Store, { id: { $in: [...new Set(rows.map((r) => r.id))] } })).map((st) => [st.id, st]));
+  for (const row of rows) {
+    const store = stores.get(row.id);
+    if (store) store.distanceKm = row.distance_m === null ? null : Math.round(row.distance_m / 10) / 100;
+  }
+  return stores;
 }
 
 async function loadProductsInOrder(em: EntityManager, ids: number[]): Promise<Product[]> {

@@ -67,19 +67,21 @@ export async function findStores(
   em: EntityManager,
   filter: StoreFilter,
   sort: StoreSort,
-  page: { limit: number; offset: number; /** false: skip the total (home blocks need none). */ count?: boolean },
+  page: { limit: number; offset: number },
 ): Promise<{ stores: Store[]; total: number }> {
   const { where, params, distance } = storeConditions(filter);
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
-  const rows = await em.execute<{ id: number; distance_m: number | null }[]>(
-    `select s.id, ${distance} as distance_m
+  // One scan answers the page and the total (a second scan would cost as much again).
+  const rows = await em.execute<{ id: number; distance_m: number | null; total: string }[]>(
+    `select s.id, ${distance} as distance_m, count(*) over () as total
      from stores s
      where ${where}
      order by ${order}, ${filter.point ? 'distance_m asc, ' : ''}s.id asc
      limit ? offset ?`,
     [...params, page.limit, page.offset],
   );
-  return { stores: await loadInOrder(em, rows), total: page.count === false ? rows.length : await countStores(em, filter) };
+  const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter) : 0;
+  return { stores: await loadInOrder(em, rows), total };
 }
 
 /** How many active stores match (the `meta.total` of a page). */
