@@ -16,7 +16,6 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
-  isScalarType,
   Kind,
   SelectionSetNode,
 } from 'graphql';
