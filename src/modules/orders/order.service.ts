@@ -2,7 +2,6 @@
 import { notFound } from '../../common/errors';
 import { Context } from '../../graphql/context';
 import { requireViewer } from '../auth/token.service';
-import { Driver } from '../drivers/driver.entity';
 import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
 import { OrderEventMessage } from './order-events';
 import type { OrderEventType } from './order-event.entity';
@@ -37,7 +36,7 @@ export async function listStoreOrders(ctx: Context, storeId?: number | null, sta
 export async function getOrderForParticipant(ctx: Context, id: number): Promise<Order> {
   const viewer = requireViewer(ctx.viewer, ctx.authError);
   const order = await ctx.em.findOne(Order, { id }, { populate: ['store', 'driver'] });
-  const driver = order?.driver ? await ctx.em.findOne(Driver, { id: order.driver.id }) : null;
+  const driver = order?.driver?.getEntity();
   const allowed =
     order &&
     (order.user.id === viewer.userId || order.store.getEntity().owner?.id === viewer.userId || driver?.user.id === viewer.userId);
