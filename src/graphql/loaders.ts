@@ -12,7 +12,7 @@ import { Offer } from '../modules/offers/offer.entity';
 import { OrderEvent } from '../modules/orders/order-event.entity';
 import { OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
 import { DriverInfo } from '../modules/orders/order.types';
-import { activeOfferWhere } from '../modules/offers/offer.service';
+import { activeWindowWhere } from '../common/active-window';
 import { OpeningHours } from '../modules/stores/opening-hours.entity';
 import { StoreCategory } from '../modules/stores/store-category.entity';
 import { Store } from '../modules/stores/store.entity';
@@ -72,7 +72,7 @@ export function createLoaders(em: EntityManager) {
       groupBy(keys, await em.find(OpeningHours, { store: ids(keys) }, { orderBy: { dayOfWeek: 'asc', opensAt: 'asc' } }), (h) => h.store.id),
     ),
     activeOffers: new DataLoader<Key, Offer[]>(async (keys) =>
-      groupBy(keys, await em.find(Offer, { store: ids(keys), ...activeOfferWhere() }, { orderBy: { id: 'asc' } }), (o) => o.store!.id),
+      groupBy(keys, await em.find(Offer, { store: ids(keys), ...activeWindowWhere() }, { orderBy: { id: 'asc' } }), (o) => o.store!.id),
     ),
     menuCategories: new DataLoader<Key, MenuCategory[]>(async (keys) =>
       groupBy(keys, await em.find(MenuCategory, { menu: ids(keys) }, { orderBy: { sortOrder: 'asc', id: 'asc' } }), (c) => c.menu!.id),

@@ -5,10 +5,9 @@ import { Context } from '../../graphql/context';
 import { VISIBLE_PRODUCT_SQL } from '../catalog/catalog.service';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffers } from '../offers/offer.service';
-import { MainCategory } from '../stores/main-category.entity';
-import { StoreCategory } from '../stores/store-category.entity';
 import { findStores, GeoPoint, storeConditions, StoreFilter } from '../stores/store-query';
 import { Store } from '../stores/store.entity';
+import { listMainCategories, listStoreCategories } from '../stores/store.service';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
 
@@ -40,8 +39,8 @@ export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage
   const stores = await loadStoresInOrder(em, [...blocks.top_rated_stores, ...blocks.popular_near_you, ...blocks.stores]);
   const storeBlock = (rows: BlockRow[]) => rows.map((r) => stores.get(r.id)!);
   return {
-    mainCategories: await em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
-    categories: await em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
+    mainCategories: await listMainCategories(em),
+    categories: await listStoreCategories(em),
     offers: await activeGlobalOffers(em),
     products: await loadProductsInOrder(em, blocks.products.map((r) => r.id)),
     featuredProducts: await loadProductsInOrder(em, blocks.featured_products.map((r) => r.id)),

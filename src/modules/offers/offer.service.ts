@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalidField, notFound } from '../../common/errors';
+import { activeWindowWhere } from '../../common/active-window';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../graphql/context';
 import { requireViewer } from '../auth/token.service';
@@ -11,26 +11,17 @@ import { visibleStore } from '../stores/store.service';
 import { CreateOfferInput, UpdateOfferInput } from './offer.inputs';
 import { Offer } from './offer.entity';
 
-/** An offer is active while now is inside [startsAt, endsAt); open ends are allowed. */
-export function activeOfferWhere(now = new Date()): { $and: FilterQuery<Offer>[] } {
-  return {
-    $and: [{ $or: [{ startsAt: null }, { startsAt: { $lte: now } }] }, { $or: [{ endsAt: null }, { endsAt: { $gt: now } }] }],
-  };
-}
-
-/** The same rule in SQL, for queries over stores (`o` is the offers alias). */
-export const ACTIVE_OFFER_SQL = `(o.starts_at is null or o.starts_at <= now()) and (o.ends_at is null or o.ends_at > now())`;
 
 /** Global offers (no store): the home screen's promotional banners. */
 export async function activeGlobalOffers(em: EntityManager): Promise<Offer[]> {
-  return em.find(Offer, { store: null, ...activeOfferWhere() }, { orderBy: { id: 'asc' } });
+  return em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
 }
 
 /** Offers applicable to one store: its own active offers and the global ones. */
 export async function activeOffersForStore(em: EntityManager, storeId: number): Promise<Offer[]> {
   return em.find(
     Offer,
-    { $and: [{ $or: [{ store: storeId }, { store: null }] }, activeOfferWhere()] },
+    { $and: [{ $or: [{ store: storeId }, { store: null }] }, activeWindowWhere()] },
     { orderBy: { id: 'asc' } },
   );
 }
@@ -42,11 +33,11 @@ export const OFFER_LIST_LIMIT = 100;
 export async function listActiveOffers(ctx: Context, storeId?: number | null): Promise<Offer[]> {
   if (storeId != null) {
     const store = await visibleStore(ctx, storeId);
-    return ctx.em.find(Offer, { store, ...activeOfferWhere() }, { orderBy: { id: 'asc' } });
+    return ctx.em.find(Offer, { store, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
   }
   return ctx.em.find(
     Offer,
-    { $and: [{ $or: [{ store: null }, { store: { isActive: true } }] }, ...activeOfferWhere().$and] },
+    { $and: [{ $or: [{ store: null }, { store: { isActive: true } }] }, ...activeWindowWhere().$and] },
     { orderBy: { id: 'desc' }, limit: OFFER_LIST_LIMIT },
   );
 }

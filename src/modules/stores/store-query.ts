@@ -5,7 +5,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
-import { ACTIVE_OFFER_SQL } from '../offers/offer.service';
+import { activeWindowSql } from '../../common/active-window';
 import { Store } from './store.entity';
 
 export interface GeoPoint {
@@ -59,7 +59,7 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
   }
   if (filter.freeDelivery) conditions.push('s.free_delivery');
   if (filter.isOpen) conditions.push('store_is_open(s.id)');
-  if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${ACTIVE_OFFER_SQL})`);
+  if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
   return { where: conditions.join(' and '), params, distance };
 }
 

@@ -4,7 +4,7 @@ import { Offer } from '../offers/offer.entity';
 import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
-import { getActiveStore, listStoreCategories } from './store.service';
+import { getActiveStore, listMainCategories, listStoreCategories } from './store.service';
 import { Store } from './store.entity';
 
 @Resolver(() => Store)
@@ -21,7 +21,7 @@ export class StoreResolver {
 
   @Query(() => [MainCategory])
   async mainCategories(@Ctx() ctx: Context): Promise<MainCategory[]> {
-    return ctx.em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+    return listMainCategories(ctx.em);
   }
 
   @FieldResolver(() => StoreCategory, { nullable: true })

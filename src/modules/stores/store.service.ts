@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../common/errors';
 import { Context } from '../../graphql/context';
 import { viewerOwns } from './ownership';
+import { MainCategory } from './main-category.entity';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 
@@ -13,6 +14,10 @@ export async function getActiveStore(em: EntityManager, idOrSlug: string | numbe
     : await em.findOne(Store, { slug: key.toLowerCase(), isActive: true });
   if (!store) throw notFound('Store', key);
   return store;
+}
+
+export async function listMainCategories(em: EntityManager): Promise<MainCategory[]> {
+  return em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
 }
 
 export async function listStoreCategories(em: EntityManager): Promise<StoreCategory[]> {
