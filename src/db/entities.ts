@@ -12,7 +12,7 @@ import { OpeningHours } from '../modules/stores/opening-hours.entity';
 import { Menu } from '../modules/catalog/menu.entity';
 import { MenuCategory } from '../modules/catalog/menu-category.entity';
 import { Product } from '../modules/catalog/product.entity';
-import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from '../modules/catalog/product-option.entity';
+import { PricedChoice, ProductOptionGroup, ProductOptionValue, ProductSupplement } from '../modules/catalog/product-option.entity';
 import { Offer } from '../modules/offers/offer.entity';
 import { Ad } from '../modules/ads/ad.entity';
 import { UserAddress } from '../modules/addresses/address.entity';
@@ -37,6 +37,7 @@ export const entities = [
   MenuCategory,
   Product,
   ProductOptionGroup,
+  PricedChoice,
   ProductOptionValue,
   ProductSupplement,
   Offer,

@@ -39,17 +39,16 @@ export class ProductOptionGroup {
   sortOrder: number & Opt = 0;
 }
 
-/** One value of an option group ("Large", +2.00): the spec's ProductOptionValue. */
+/**
+ * What an option value and a supplement share: a name and a price added to the product's,
+ * in display order. Not a table of its own.
+ */
 @ObjectType()
-@Entity({ tableName: 'product_option_values' })
-export class ProductOptionValue {
+@Entity({ abstract: true })
+export abstract class PricedChoice {
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
-
-  @ManyToOne(() => ProductOptionGroup, { ref: true, deleteRule: 'cascade' })
-  @Index()
-  group!: Ref<ProductOptionGroup>;
 
   @Field()
   @Property({ length: 150 })
@@ -68,31 +67,20 @@ export class ProductOptionValue {
   }
 }
 
+/** One value of an option group ("Large", +2.00): the spec's ProductOptionValue. */
+@ObjectType()
+@Entity({ tableName: 'product_option_values' })
+export class ProductOptionValue extends PricedChoice {
+  @ManyToOne(() => ProductOptionGroup, { ref: true, deleteRule: 'cascade' })
+  @Index()
+  group!: Ref<ProductOptionGroup>;
+}
+
 /** An extra that can be added to a product ("Extra cheese", +1.50): ProductSupplement. */
 @ObjectType()
 @Entity({ tableName: 'product_supplements' })
-export class ProductSupplement {
-  @Field(() => Int)
-  @PrimaryKey({ autoincrement: true })
-  id!: number;
-
+export class ProductSupplement extends PricedChoice {
   @ManyToOne(() => Product, { ref: true, deleteRule: 'cascade' })
   @Index()
   product!: Ref<Product>;
-
-  @Field()
-  @Property({ length: 150 })
-  name!: string;
-
-  @Property({ default: 0 })
-  priceCents: number & Opt = 0;
-
-  @Field(() => Int)
-  @Property({ default: 0 })
-  sortOrder: number & Opt = 0;
-
-  @Field(() => Float)
-  get price(): number & Opt {
-    return toAmount(this.priceCents);
-  }
 }
