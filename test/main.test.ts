@@ -7,8 +7,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MikroORM } from '@mikro-orm/core';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { onServer } from './helpers/database';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL || undefined;
@@ -112,24 +111,13 @@ const notJson = (lines: string[]) =>
 async function withServerDatabase<T>(serverUrl: string, use: (url: string) => Promise<T>): Promise<T> {
   const url = new URL(serverUrl);
   const name = `${url.pathname.slice(1) || 'test'}_main_${process.pid}`;
-  const admin = await MikroORM.init<PostgreSqlDriver>({
-    driver: PostgreSqlDriver,
-    clientUrl: serverUrl,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-    allowGlobalContext: true,
-  });
+  await onServer(serverUrl, `drop database if exists "${name}" with (force)`);
+  await onServer(serverUrl, `create database "${name}"`);
+  url.pathname = `/${name}`;
   try {
-    await admin.em.execute(`drop database if exists "${name}" with (force)`);
-    await admin.em.execute(`create database "${name}"`);
-    url.pathname = `/${name}`;
-    try {
-      return await use(url.toString());
-    } finally {
-      await admin.em.execute(`drop database if exists "${name}" with (force)`);
-    }
+    return await use(url.toString());
   } finally {
-    await admin.close(true);
+    await onServer(serverUrl, `drop database if exists "${name}" with (force)`);
   }
 }
 

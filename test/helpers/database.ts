@@ -9,7 +9,7 @@ import { Database, openDatabase } from '../../src/db/orm';
 let opened = 0;
 
 /** Runs one statement on the server's maintenance connection (create / drop database). */
-async function onServer(serverUrl: string, sql: string): Promise<void> {
+export async function onServer(serverUrl: string, sql: string): Promise<void> {
   const admin = await MikroORM.init<PostgreSqlDriver>({
     driver: PostgreSqlDriver,
     clientUrl: serverUrl,
