@@ -5,34 +5,20 @@
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { AppError } from '../src/common/errors';
-import { openDatabase } from '../src/db/orm';
 import { createDriver } from '../src/modules/drivers/driver-admin.service';
+import { runCommand } from './cli';
 
-async function main() {
-  const { values, positionals } = parseArgs({
-    options: { phone: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' } },
-    allowPositionals: true,
-  });
-  if (positionals[0] !== 'create' || !values.phone) {
-    console.error('usage: npm run driver -- create --phone +212612345678 [--first-name A --last-name B]');
-    process.exitCode = 2;
-    return;
-  }
-  const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: process.env.DATA_DIR ?? '.data' });
-  try {
-    const driver = await createDriver(db.orm.em.fork(), values.phone, { firstName: values['first-name'], lastName: values['last-name'] });
-    console.log(`Driver ${driver.id} is ${values.phone}; they sign in with their phone and go online.`);
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    console.error(error.message, error.details.fields ?? '');
-    process.exitCode = 1;
-  } finally {
-    await db.close();
-  }
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
+const { values, positionals } = parseArgs({
+  options: { phone: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' } },
+  allowPositionals: true,
 });
+if (positionals[0] !== 'create' || !values.phone) {
+  console.error('usage: npm run driver -- create --phone +212612345678 [--first-name A --last-name B]');
+  process.exitCode = 2;
+} else {
+  const phone = values.phone;
+  runCommand(async (em) => {
+    const driver = await createDriver(em, phone, { firstName: values['first-name'], lastName: values['last-name'] });
+    console.log(`Driver ${driver.id} is ${phone}; they sign in with their phone and go online.`);
+  });
+}

@@ -9,9 +9,8 @@
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { AppError } from '../src/common/errors';
-import { openDatabase } from '../src/db/orm';
 import { assignOwner, createStore } from '../src/modules/stores/store-admin.service';
+import { runCommand } from './cli';
 
 const options = {
   name: { type: 'string' },
@@ -31,51 +30,39 @@ const options = {
   store: { type: 'string' },
 } as const;
 
-async function main() {
-  const { values, positionals } = parseArgs({ options, allowPositionals: true });
-  const command = positionals[0];
-  const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
-  const owner = values.owner
-    ? { phoneNumber: values.owner, firstName: values['first-name'], lastName: values['last-name'] }
-    : undefined;
-  const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: process.env.DATA_DIR ?? '.data' });
-  try {
-    const em = db.orm.em.fork();
-    if (command === 'create') {
-      const store = await createStore(em, {
-        name: values.name ?? '',
-        address: values.address ?? '',
-        latitude: Number(values.lat),
-        longitude: Number(values.lng),
-        deliveryRadiusKm: number(values.radius),
-        deliveryPrice: number(values['delivery-price']),
-        freeDelivery: values['free-delivery'],
-        deliveryTime: number(values['delivery-time']),
-        timezone: values.timezone,
-        category: values.category,
-        hours: values.hours,
-        owner,
-      });
-      console.log(`Created store ${store.id} (${store.slug})${owner ? ` owned by ${owner.phoneNumber}` : ''}.`);
-    } else if (command === 'assign-owner' && values.store && owner) {
-      const store = await assignOwner(em, values.store, owner);
-      console.log(`Store ${store.id} (${store.slug}) is now owned by ${owner.phoneNumber}.`);
-    } else {
-      console.error('usage: npm run store -- create --name N --address A --lat L --lng L [--owner PHONE] ...\n' +
-        '       npm run store -- assign-owner --store ID_OR_SLUG --owner PHONE');
-      process.exitCode = 2;
-    }
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    const fields = error.details.fields ? Object.entries(error.details.fields).map(([f, m]) => `\n  ${f}: ${m.join(', ')}`).join('') : '';
-    console.error(`${error.message}${fields}`);
-    process.exitCode = 1;
-  } finally {
-    await db.close();
-  }
-}
+const { values, positionals } = parseArgs({ options, allowPositionals: true });
+const command = positionals[0];
+const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
+const owner = values.owner ? { phoneNumber: values.owner, firstName: values['first-name'], lastName: values['last-name'] } : undefined;
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (command === 'create') {
+  runCommand(async (em) => {
+    const store = await createStore(em, {
+      name: values.name ?? '',
+      address: values.address ?? '',
+      latitude: Number(values.lat),
+      longitude: Number(values.lng),
+      deliveryRadiusKm: number(values.radius),
+      deliveryPrice: number(values['delivery-price']),
+      freeDelivery: values['free-delivery'],
+      deliveryTime: number(values['delivery-time']),
+      timezone: values.timezone,
+      category: values.category,
+      hours: values.hours,
+      owner,
+    });
+    console.log(`Created store ${store.id} (${store.slug})${owner ? ` owned by ${owner.phoneNumber}` : ''}.`);
+  });
+} else if (command === 'assign-owner' && values.store && owner) {
+  const storeKey = values.store;
+  runCommand(async (em) => {
+    const store = await assignOwner(em, storeKey, owner);
+    console.log(`Store ${store.id} (${store.slug}) is now owned by ${owner.phoneNumber}.`);
+  });
+} else {
+  console.error(
+    'usage: npm run store -- create --name N --address A --lat L --lng=L [--owner PHONE] ...\n' +
+      '       npm run store -- assign-owner --store ID_OR_SLUG --owner PHONE',
+  );
+  process.exitCode = 2;
+}
