@@ -23,6 +23,7 @@ import { restRoutes } from './rest/routes';
 import { openApiDocument } from './rest/openapi';
 import { createAppPubSub } from './pubsub';
 import { createServices, Services } from './services';
+import { paymentWebhookRouter } from './modules/payments/payment.webhook';
 
 export interface App {
   httpServer: http.Server;
@@ -61,6 +62,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger): Promi
     res.json(openApi);
   });
 
+  // Provider webhooks read the raw bytes (their signature covers them): before the JSON parser.
+  app.use(paymentWebhookRouter(orm, services, logger, config.bodyLimit));
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();

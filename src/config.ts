@@ -42,6 +42,7 @@ export interface Config {
     /** At most one driver position per order per this many seconds reaches subscribers. */
     locationThrottleSeconds: number;
   };
+  payments: PaymentsConfig;
   whatsapp: {
     apiUrl: string;
     phoneNumberId: string;
@@ -50,6 +51,25 @@ export interface Config {
     templateLanguage: string;
     timeoutMs: number;
   };
+}
+
+export interface PaymentsConfig {
+  /** ISO 4217, lower case (Stripe's spelling); every amount of the platform is in it. */
+  currency: string;
+  /** Set only when all three keys are: without them cards are not offered (cash always is). */
+  stripe?: {
+    secretKey: string;
+    publishableKey: string;
+    webhookSecret: string;
+    /** Where the SDK sends requests; Stripe's own API unless STRIPE_API_URL points elsewhere (tests). */
+    apiUrl?: string;
+    timeoutMs: number;
+    maxNetworkRetries: number;
+    /** Seconds a webhook signature stays valid (Stripe's tolerance). */
+    webhookToleranceSeconds: number;
+  };
+  /** Payments left waiting longer than this are checked with their provider. */
+  reconcileAfterSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -157,6 +177,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('PHONE_DEFAULT_COUNTRY must be a two-letter country code such as MA or FR');
   }
 
+  const payments = paymentsConfig(read, int, url, production, problems);
+
   const config: Config = {
     env: envName,
     host: read('HOST') ?? '0.0.0.0',
@@ -188,10 +210,53 @@ export function loadConfig(env: Env = process.env): Config {
     },
     orders: { acceptTimeoutSeconds: int('ORDER_ACCEPT_TIMEOUT_SECONDS', 600, 10, 86400) },
     tracking: { locationThrottleSeconds: int('DRIVER_LOCATION_THROTTLE_SECONDS', 5, 0, 300) },
+    payments,
     whatsapp,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/**
+ * Cards are on when the three Stripe keys are set. Some but not all of them is a mistake that
+ * production refuses; elsewhere it just leaves cards off (docs/decisions.md).
+ */
+function paymentsConfig(
+  read: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min?: number, max?: number) => number,
+  url: (name: string, fallback?: string) => string | undefined,
+  production: boolean,
+  problems: string[],
+): PaymentsConfig {
+  const currency = (read('PAYMENT_CURRENCY') ?? 'mad').toLowerCase();
+  if (!/^[a-z]{3}$/.test(currency)) problems.push('PAYMENT_CURRENCY must be a three-letter ISO 4217 code such as MAD or EUR');
+  const keys = {
+    STRIPE_SECRET_KEY: [read('STRIPE_SECRET_KEY'), /^(sk|rk)_(test|live)_\w+$/],
+    STRIPE_PUBLISHABLE_KEY: [read('STRIPE_PUBLISHABLE_KEY'), /^pk_(test|live)_\w+$/],
+    STRIPE_WEBHOOK_SECRET: [read('STRIPE_WEBHOOK_SECRET'), /^whsec_\w+$/],
+  } as const;
+  const present = Object.entries(keys).filter(([, [value]]) => value !== undefined);
+  for (const [name, [value, shape]] of present) {
+    if (!shape.test(value!)) problems.push(`${name} does not look like a Stripe key (${shape.source})`);
+  }
+  if (production && present.length > 0 && present.length < 3) {
+    const missing = Object.keys(keys).filter((name) => !present.some(([p]) => p === name));
+    problems.push(`Stripe is partly configured: ${missing.join(', ')} missing (set all three keys, or none to offer cash only)`);
+  }
+  const apiUrl = url('STRIPE_API_URL');
+  const stripe =
+    present.length === 3
+      ? {
+          secretKey: keys.STRIPE_SECRET_KEY[0]!,
+          publishableKey: keys.STRIPE_PUBLISHABLE_KEY[0]!,
+          webhookSecret: keys.STRIPE_WEBHOOK_SECRET[0]!,
+          apiUrl,
+          timeoutMs: int('STRIPE_TIMEOUT_MS', 20_000, 100, 120_000),
+          maxNetworkRetries: int('STRIPE_MAX_NETWORK_RETRIES', 2, 0, 10),
+          webhookToleranceSeconds: int('STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 3600),
+        }
+      : undefined;
+  return { currency, stripe, reconcileAfterSeconds: int('PAYMENT_RECONCILE_AFTER_SECONDS', 900, 10, 7 * 86400) };
 }
 
 /** `+15550000001=123456,+15550000002=654321` -> Map. Numbers must already be E.164. */

@@ -11,6 +11,7 @@ import { AppError } from './common/errors';
 import { LoaderCache } from './common/batch-loader';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
+import { PaymentProviders } from './common/payment-provider';
 import { AppPubSub } from './pubsub';
 
 /** Who is calling, as proven by a valid, unrevoked token. */
@@ -27,6 +28,8 @@ export interface Services {
   pubSub: AppPubSub;
   /** Delivers one-time codes (WhatsApp, or the log in development). */
   sender: MessageSender;
+  /** The configured payment providers by name (cash always; Stripe when its keys are set). */
+  payments: PaymentProviders;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
   authenticate(em: EntityManager, authorization: string): Promise<Viewer>;
 }

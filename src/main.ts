@@ -7,6 +7,7 @@ import { openDatabase } from './db/orm';
 import { seedDemoCityOnFirstStart } from './db/seed/startup';
 import { purgeExpiredAuthRecords } from './modules/auth/auth.cleanup';
 import { expireUnansweredOrders } from './modules/orders/order-lifecycle.service';
+import { reconcilePayments } from './modules/payments/payment-reconcile.service';
 
 const HOUR_MS = 3_600_000;
 
@@ -44,10 +45,17 @@ async function main() {
   // Orders a store leaves unanswered are rejected; every instance may sweep, each order moves once.
   const sweepMs = Math.min(30_000, (config.orders.acceptTimeoutSeconds * 1000) / 2);
   const sweep = setInterval(() => {
-    expireUnansweredOrders(db.orm.em.fork(), app.services.pubSub, config.orders.acceptTimeoutSeconds)
+    expireUnansweredOrders(db.orm.em.fork(), app.services, logger, config.orders.acceptTimeoutSeconds)
       .then((expired) => expired > 0 && logger.info({ expired }, 'rejected orders their store did not answer'))
       .catch((error) => logger.warn({ err: error }, 'expiring unanswered orders failed'));
   }, sweepMs).unref();
+
+  // Payments whose webhook or provider call was lost are settled by asking the provider.
+  const reconcile = setInterval(() => {
+    reconcilePayments(db.orm.em.fork(), { ...app.services, logger }, config.payments.reconcileAfterSeconds)
+      .then((done) => (done.settled > 0 || done.checked > 0) && logger.info(done, 'reconciled payments'))
+      .catch((error) => logger.warn({ err: error }, 'reconciling payments failed'));
+  }, 60_000).unref();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -60,6 +68,7 @@ async function main() {
     }, 15_000).unref();
     clearInterval(purge);
     clearInterval(sweep);
+    clearInterval(reconcile);
     try {
       await app.close();
       await db.close();

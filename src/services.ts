@@ -5,6 +5,7 @@ import { MessageSender } from './common/message-sender';
 import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
 import { authenticate } from './modules/auth/token.service';
+import { createPaymentProviders } from './modules/payments/providers';
 import type { AppPubSub } from './pubsub';
 
 export type { Services };
@@ -14,6 +15,7 @@ export function createServices(config: Config, logger: Logger, pubSub: AppPubSub
     config,
     pubSub,
     sender: sender ?? createMessageSender(config, logger),
+    payments: createPaymentProviders(config.payments),
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };
 }

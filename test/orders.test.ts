@@ -5,6 +5,9 @@ import { registerCustomer } from './helpers/auth';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
+import { createLogger } from '../src/common/logger';
+
+const silent = createLogger('silent');
 
 let server: TestServer;
 let make: Factory;
@@ -50,6 +53,7 @@ describe('GET /api/v1/customer/orders', () => {
         { product_id: w.pizza.id, product_name: 'Margherita', quantity: 2, base_price: 60, total_price: 186 },
         { product_id: w.cola.id, product_name: 'Cola', quantity: 1, base_price: 12, total_price: 12 },
       ],
+      payment: null, // none started yet (payments.test.ts covers the payment fields)
     });
     expect((await server.http.get('/api/v1/customer/orders', { token: other.token })).body.data).toEqual([]);
     expect((await server.http.get('/api/v1/customer/orders')).status).toBe(401);
@@ -199,6 +203,7 @@ describe('the whole journey', () => {
       'ready_for_pickup',
       'picked_up',
       'delivered',
+      'payment_collected', // no payment was started: cash, collected by the driver
     ]);
     const times = detail.body.data.timeline.map((t: { at: string }) => Date.parse(t.at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
@@ -236,12 +241,12 @@ describe('orders the store does not answer in time', () => {
     const stale = await newOrder();
     const fresh = await newOrder();
     await sql(`update orders set created_at = now() - interval '11 minutes' where id = ?`, [stale]);
-    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services.pubSub, 600)).toBe(1);
+    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services, silent, 600)).toBe(1);
     const detail = await server.http.get(`/api/v1/customer/orders/${stale}`, { token: w.customer.token });
     expect(detail.body.data).toMatchObject({ status: 'rejected', rejection_reason: 'not_accepted_in_time' });
     expect(detail.body.data.timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'rejected']);
     expect(await sql('select status from orders where id = ?', [fresh])).toEqual([{ status: 'pending_acceptance' }]);
-    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services.pubSub, 600)).toBe(0);
+    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services, silent, 600)).toBe(0);
   });
 });
 

@@ -21,6 +21,9 @@ import { Driver } from '../modules/drivers/driver.entity';
 import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
 import { OrderEvent } from '../modules/orders/order-event.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
+import { PaymentMethod } from '../modules/payments/payment-method.entity';
+import { Payment } from '../modules/payments/payment.entity';
+import { PaymentWebhookEvent } from '../modules/payments/payment-webhook-event.entity';
 
 export const entities = [
   User,
@@ -51,4 +54,7 @@ export const entities = [
   OrderItemExtra,
   OrderEvent,
   IdempotencyKey,
+  PaymentMethod,
+  Payment,
+  PaymentWebhookEvent,
 ];

@@ -15,6 +15,7 @@ import { OfferResolver } from '../modules/offers/offer.resolver';
 import { AddressResolver } from '../modules/addresses/address.resolver';
 import { DriverResolver } from '../modules/drivers/driver.resolver';
 import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
+import { OrderPaymentFieldsResolver, PaymentResolver } from '../modules/payments/payment.resolver';
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker } from './auth-checker';
@@ -39,6 +40,8 @@ export const resolvers = [
   OrderItemFieldsResolver,
   DriverResolver,
   TrackingResolver,
+  PaymentResolver,
+  OrderPaymentFieldsResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */

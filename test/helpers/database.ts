@@ -46,7 +46,7 @@ export async function openTestDatabase(): Promise<Database> {
 export async function emptyTables(db: Database): Promise<void> {
   const em = db.orm.em.fork();
   const rows = await em.execute<{ tablename: string }[]>(
-    `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
+    `select tablename from pg_tables where schemaname = 'public' and tablename not in ('mikro_orm_migrations', 'payment_methods')`,
   );
   if (rows.length === 0) return;
   await em.execute(`truncate ${rows.map((r) => `"${r.tablename}"`).join(', ')} restart identity cascade`);

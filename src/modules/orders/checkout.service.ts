@@ -3,9 +3,8 @@
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
  * published after commit.
  */
-import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { FieldErrors, validationFailed } from '../../common/errors';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { PromoCode } from '../promos/promo-code.entity';
@@ -13,6 +12,7 @@ import { priceAndRedeemPromo } from '../promos/promo.service';
 import { Store } from '../stores/store.entity';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
+import { claimKey, freeKey, requestHash, saveAnswer } from './idempotency';
 import { appendEvent, publishEvents } from './order-events';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
 
@@ -23,14 +23,11 @@ export interface PlacedOrder {
   total: number;
 }
 
-/** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */
-const ABANDONED_AFTER_SECONDS = 60;
-
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = requireViewer(ctx.viewer, ctx.authError);
   const key = idempotencyKey?.trim() || null;
   if (key) {
-    const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));
+    const replay = await claimKey<PlacedOrder>(ctx.em, viewer.userId, key, requestHash(input));
     if (replay) return replay;
   }
   try {
@@ -38,16 +35,14 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
       const order = await createOrder(tx, viewer.userId, input);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
-      if (key) {
-        await tx.execute(`update idempotency_keys set response = ? where user_id = ? and key = ?`, [JSON.stringify(placed), viewer.userId, key]);
-      }
+      if (key) await saveAnswer(tx, viewer.userId, key, placed);
       return { placed, events };
     });
     publishEvents(ctx.services.pubSub, events);
     return placed;
   } catch (error) {
     // Nothing was written: free the key so that a corrected request can use it.
-    if (key) await ctx.em.execute(`delete from idempotency_keys where user_id = ? and key = ? and response is null`, [viewer.userId, key]);
+    if (key) await freeKey(ctx.em, viewer.userId, key);
     throw error;
   }
 }
@@ -119,42 +114,4 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
   await tx.flush();
   await promo?.redeem(order.id);
   return order;
-}
-
-/** Canonical hash of the request: the same body in any key order hashes the same. */
-function requestHash(input: CheckoutInput): string {
-  const canonical = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(canonical)
-      : value && typeof value === 'object'
-        ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
-        : value;
-  return createHash('sha256').update(JSON.stringify(canonical(input))).digest('hex');
-}
-
-/**
- * Claims the key for this request. Answers the first result when it is already done; 409
- * while the first request runs; 422 when the key was used for a different request.
- */
-async function claimKey(em: EntityManager, userId: number, key: string, hash: string): Promise<PlacedOrder | null> {
-  const claimed = await em.execute(
-    `insert into idempotency_keys (user_id, key, request_hash) values (?, ?, ?) on conflict do nothing returning key`,
-    [userId, key, hash],
-  );
-  if (claimed.length > 0) return null;
-  const [row] = await em.execute<{ request_hash: string; response: PlacedOrder | null; age: number }[]>(
-    `select request_hash, response, extract(epoch from now() - created_at)::float8 as age from idempotency_keys where user_id = ? and key = ?`,
-    [userId, key],
-  );
-  if (!row) return claimKey(em, userId, key, hash); // the first request failed and freed it just now
-  if (row.request_hash !== hash) throw invalidField('idempotencyKey', 'This Idempotency-Key was used for a different request.');
-  if (row.response) return typeof row.response === 'string' ? JSON.parse(row.response) : row.response;
-  if (row.age > ABANDONED_AFTER_SECONDS) {
-    const taken = await em.execute(
-      `update idempotency_keys set created_at = now() where user_id = ? and key = ? and response is null and created_at < now() - make_interval(secs => ?) returning key`,
-      [userId, key, ABANDONED_AFTER_SECONDS],
-    );
-    if (taken.length > 0) return null;
-  }
-  throw conflict('A request with this Idempotency-Key is still being processed.');
 }

@@ -1,7 +1,7 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
 import { Order } from './order.entity';
 
-export type OrderEventType = 'status' | 'driver_assigned' | 'driver_location';
+export type OrderEventType = 'status' | 'driver_assigned' | 'driver_location' | 'payment';
 
 /**
  * Every change of an order, numbered per order and written in the same transaction as the

@@ -2,12 +2,16 @@
  * Moves orders along the state machine of order-status.ts. Each move is one conditional
  * UPDATE (status must still be one the transition starts from) plus its event, in one
  * transaction: of two racing moves (accept vs reject) exactly one wins, the other gets 422.
+ * The order's payment follows in the same transaction (payments/payment-lifecycle.ts); the
+ * payment provider is called only after commit.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, forbidden, notFound } from '../../common/errors';
+import type { Logger } from '../../common/logger';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { afterDelivery, assignDriverToOrder, requireDriver } from '../drivers/driver.service';
+import { onOrderTransition, settlePayments } from '../payments/payment-lifecycle';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
 import { TIMEOUT_REJECTION_REASON, TRANSITIONS, TransitionName } from './order-status';
 
@@ -31,7 +35,8 @@ async function move(
   set: Record<string, unknown> = {},
   after?: (tx: EntityManager, order: OrderRow) => Promise<OrderEventMessage[]>,
 ): Promise<OrderEventMessage[]> {
-  const events = await ctx.em.transactional(async (tx) => {
+  const currency = ctx.services.config.payments.currency;
+  const { events, settle } = await ctx.em.transactional(async (tx) => {
     const [order] = await tx.execute<OrderRow[]>(
       `select o.id, o.status, o.user_id, o.store_id, s.owner_id, o.driver_id
        from orders o join stores s on s.id = o.store_id where o.id = ?`,
@@ -39,14 +44,16 @@ async function move(
     );
     if (!order) throw notFound('Order', orderId);
     check(order);
-    const written = await transition(tx, order, name, set);
-    return after ? [...written, ...(await after(tx, order))] : written;
+    const moved = await transition(tx, order, name, set, currency);
+    return after ? { ...moved, events: [...moved.events, ...(await after(tx, order))] } : moved;
   });
   publishEvents(ctx.services.pubSub, events);
+  await settlePayments(ctx.em, { ...ctx.services, logger: ctx.logger }, settle);
   return events;
 }
 
-export async function transition(tx: EntityManager, order: { id: number; status: string }, name: TransitionName, set: Record<string, unknown> = {}) {
+/** The move, its event and the payment's part; `settle` lists payments to take to the provider after commit. */
+export async function transition(tx: EntityManager, order: { id: number; status: string }, name: TransitionName, set: Record<string, unknown>, currency: string) {
   const { from, to } = TRANSITIONS[name];
   const columns = Object.keys(set);
   const moved = await tx.execute(
@@ -59,7 +66,9 @@ export async function transition(tx: EntityManager, order: { id: number; status:
       fields: { status: [`The order is ${order.status}; this needs it to be ${from.join(' or ')}.`] },
     });
   }
-  return [await appendEvent(tx, order.id, 'status')];
+  const events = [await appendEvent(tx, order.id, 'status')];
+  const payment = await onOrderTransition(tx, order.id, name, currency);
+  return { events: [...events, ...payment.events], settle: payment.settle };
 }
 
 const storeOwner =
@@ -126,7 +135,12 @@ export const deliverOrder = (ctx: Context, orderId: number) => driverMove(ctx, o
  * Rejects orders their store left unanswered for `timeoutSeconds`, with a recorded reason.
  * Safe to run on every instance at once: each order is moved by one conditional UPDATE.
  */
-export async function expireUnansweredOrders(em: EntityManager, pubSub: Context['services']['pubSub'], timeoutSeconds: number): Promise<number> {
+export async function expireUnansweredOrders(
+  em: EntityManager,
+  services: Pick<Context['services'], 'pubSub' | 'payments' | 'config'>,
+  logger: Logger,
+  timeoutSeconds: number,
+): Promise<number> {
   const stale = await em.execute<{ id: number }[]>(
     `select id from orders where status = 'pending_acceptance' and created_at < now() - make_interval(secs => ?) order by created_at limit 500`,
     [timeoutSeconds],
@@ -134,10 +148,11 @@ export async function expireUnansweredOrders(em: EntityManager, pubSub: Context[
   let expired = 0;
   for (const { id } of stale) {
     try {
-      const events = await em.transactional((tx) =>
-        transition(tx, { id, status: 'pending_acceptance' }, 'expire', { rejection_reason: TIMEOUT_REJECTION_REASON }),
+      const { events, settle } = await em.transactional((tx) =>
+        transition(tx, { id, status: 'pending_acceptance' }, 'expire', { rejection_reason: TIMEOUT_REJECTION_REASON }, services.config.payments.currency),
       );
-      publishEvents(pubSub, events);
+      publishEvents(services.pubSub, events);
+      await settlePayments(em, { ...services, logger }, settle);
       expired++;
     } catch (error) {
       if (!(error instanceof AppError)) throw error; // answered meanwhile: nothing to do

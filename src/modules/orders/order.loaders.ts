@@ -1,4 +1,4 @@
-/** Batch loaders of an order's lines and its status timeline. */
+/** Batch loaders of an order's lines and its timeline. */
 import { batchLoader, groupBy, inKeys } from '../../common/batch-loader';
 import { OrderEvent } from './order-event.entity';
 import { OrderItem, OrderItemExtra } from './order.entity';
@@ -11,6 +11,7 @@ export const extrasOfItem = batchLoader<number, OrderItemExtra[]>(async (em, key
   groupBy(keys, await em.find(OrderItemExtra, { item: inKeys(keys) }, { orderBy: { rowId: 'asc' } }), (e) => e.item.id),
 );
 
-export const statusEventsOfOrder = batchLoader<number, OrderEvent[]>(async (em, keys) =>
-  groupBy(keys, await em.find(OrderEvent, { order: inKeys(keys), type: 'status' }, { orderBy: { seq: 'asc' } }), (e) => e.order.id),
+/** Status changes and payment news (authorised, captured...), in the order's sequence. */
+export const timelineEventsOfOrder = batchLoader<number, OrderEvent[]>(async (em, keys) =>
+  groupBy(keys, await em.find(OrderEvent, { order: inKeys(keys), type: { $in: ['status', 'payment'] } }, { orderBy: { seq: 'asc' } }), (e) => e.order.id),
 );

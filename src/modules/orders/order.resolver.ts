@@ -8,7 +8,7 @@ import { placeOrder } from './checkout.service';
 import * as lifecycle from './order-lifecycle.service';
 import { RejectOrderInput } from './order.inputs';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
-import { extrasOfItem, itemsOfOrder, statusEventsOfOrder } from './order.loaders';
+import { extrasOfItem, itemsOfOrder, timelineEventsOfOrder } from './order.loaders';
 import * as orders from './order.service';
 import { DriverInfo, OrderActionPayload, OrderAddress, PlaceOrderPayload, TimelineEntry } from './order.types';
 
@@ -99,9 +99,16 @@ export class OrderFieldsResolver {
     return itemsOfOrder(ctx).load(order.id);
   }
 
-  @FieldResolver(() => [TimelineEntry], { description: 'Every status reached, with the server time it was reached.' })
+  @FieldResolver(() => [TimelineEntry], {
+    description: 'Every status reached, and the payment news (payment_authorized, payment_captured...), with the server time, in sequence.',
+  })
   async timeline(@Root() order: Order, @Ctx() ctx: Context): Promise<TimelineEntry[]> {
-    return (await statusEventsOfOrder(ctx).load(order.id)).map((e) => ({ status: e.status, at: e.createdAt }));
+    return (await timelineEventsOfOrder(ctx).load(order.id)).map((e) => ({
+      type: e.type,
+      status: e.type === 'payment' ? `payment_${String(e.data?.paymentStatus)}` : e.status,
+      at: e.createdAt,
+      seq: e.seq,
+    }));
   }
 
   @FieldResolver(() => DriverInfo, { nullable: true })

@@ -3,6 +3,7 @@
  * lifecycle steps the spec leaves out (docs/decisions.md).
  */
 import { RestRoute } from '../../rest/route';
+import { ORDER_PAYMENT } from '../payments/payment.rest';
 
 const ITEM = `product_id: productId product_name: productName quantity base_price: basePrice total_price: totalPrice`;
 
@@ -10,6 +11,7 @@ export const ORDER_SUMMARY = `
   fragment RestOrderSummary on Order {
     id status subtotal total created_at: createdAt
     store { id name logo }
+    ${ORDER_PAYMENT}
     items { ${ITEM} }
   }`;
 
@@ -25,6 +27,7 @@ export const ORDER_DETAIL = `
     user_address: deliveryAddress { label line1 line2 city latitude longitude instructions }
     driver { id name phone latitude longitude }
     timeline { status at }
+    ${ORDER_PAYMENT}
     items {
       ${ITEM} unit_price: unitPrice special_instructions: specialInstructions
       options { id name price }

@@ -24,8 +24,10 @@ export class DriverInfo {
 
 @ObjectType()
 export class TimelineEntry {
+  @Field({ description: 'status (an order status) or payment (status is payment_<payment status>).' }) type!: string;
   @Field() status!: string;
   @Field(() => Date) at!: Date;
+  @Field(() => Int) seq!: number;
 }
 
 /** The first answer to a checkout (the service's PlacedOrder), kept for Idempotency-Key replays. */

@@ -5,12 +5,14 @@ import { OrderEventMessage } from '../orders/order-events';
 export class OrderUpdate {
   @Field(() => Int) orderId!: number;
   @Field(() => Int, { description: 'Per-order sequence number: resume with afterSeq.' }) seq!: number;
-  @Field({ description: 'status, driver_assigned or driver_location' }) type!: string;
+  @Field({ description: 'status, driver_assigned, driver_location or payment' }) type!: string;
   @Field({ description: 'The order status after this change.' }) status!: string;
   @Field(() => Date) at!: Date;
   @Field(() => Int, { nullable: true }) driverId!: number | null;
   @Field(() => Float, { nullable: true }) latitude!: number | null;
   @Field(() => Float, { nullable: true }) longitude!: number | null;
+  @Field(() => String, { nullable: true, description: 'For payment events: the payment status after it (authorized, failed, captured, released, refunded...).' })
+  paymentStatus!: string | null;
 }
 
 /** An event as subscribers see it: its data's driver and position lifted to fields. */
@@ -25,5 +27,6 @@ export function toUpdate(event: OrderEventMessage): OrderUpdate {
     driverId: typeof data.driverId === 'number' ? data.driverId : event.driverId,
     latitude: typeof data.latitude === 'number' ? data.latitude : null,
     longitude: typeof data.longitude === 'number' ? data.longitude : null,
+    paymentStatus: typeof data.paymentStatus === 'string' ? data.paymentStatus : null,
   };
 }

@@ -1,0 +1,35 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { PaymentMethod } from './payment-method.entity';
+import type { PaymentStart } from './payment.service';
+
+@ObjectType('PaymentStart', { description: 'What the app does next to pay (spec §4.4 start payment).' })
+export class PaymentStartType implements Omit<PaymentStart, 'methodId'> {
+  @Field(() => Int) paymentId!: number;
+  @Field(() => Int) orderId!: number;
+  @Field(() => PaymentMethod) method!: PaymentMethod;
+  @Field({ description: 'pending, requires_action, failed, authorized, ...' }) status!: string;
+  @Field(() => Float) amount!: number;
+  @Field({ description: 'ISO 4217' }) currency!: string;
+  @Field({ description: 'confirm_card: confirm with the card SDK (clientSecret, publishableKey); none: nothing more to do.' })
+  nextAction!: 'confirm_card' | 'none';
+  @Field({ description: 'The card needs the bank (3-D Secure) through the SDK.' }) requiresAction!: boolean;
+  @Field(() => String, { nullable: true }) clientSecret!: string | null;
+  @Field(() => String, { nullable: true }) publishableKey!: string | null;
+}
+
+@ObjectType()
+export class StartPaymentPayload {
+  @Field() message!: string;
+  @Field(() => PaymentStartType) payment!: PaymentStartType;
+}
+
+@ObjectType('OrderPayment', { description: "The order's latest payment attempt." })
+export class OrderPaymentType {
+  @Field(() => Int) id!: number;
+  @Field(() => PaymentMethod) method!: PaymentMethod;
+  @Field() status!: string;
+  @Field(() => Float) amount!: number;
+  @Field(() => Float) capturedAmount!: number;
+  @Field(() => Float) refundedAmount!: number;
+  @Field() currency!: string;
+}

@@ -1,0 +1,27 @@
+/**
+ * Cash on delivery: nothing to authorise, nothing to call. The payment waits for the delivery,
+ * where the driver's deliver step records the cash as collected.
+ */
+import { AuthorizeRequest, PaymentProvider, ProviderPayment } from '../../../common/payment-provider';
+
+export class CashProvider implements PaymentProvider {
+  readonly name = 'cash';
+  readonly publicConfig = {};
+
+  async authorize(request: AuthorizeRequest): Promise<ProviderPayment> {
+    return { ref: null, status: 'pending', amountCents: request.amountCents, currency: request.currency };
+  }
+
+  /** The payments module records the collection itself (in the delivery's transaction). */
+  async capture(): Promise<null> {
+    return null;
+  }
+
+  async release(): Promise<null> {
+    return null;
+  }
+
+  async retrieve(): Promise<never> {
+    throw new Error('Cash payments have nothing to reconcile.');
+  }
+}

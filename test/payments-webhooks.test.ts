@@ -1,0 +1,190 @@
+/**
+ * Stripe webhooks, the source of truth for card outcomes: signed events applied once, in any
+ * order; bad signatures and wrong amounts change nothing; reconciliation covers lost webhooks;
+ * payment events reach the live order stream in the order's sequence.
+ */
+import { Factory } from './helpers/factories';
+import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
+import { TestServer } from './helpers/server';
+import { FakeStripe } from './helpers/fake-stripe';
+import { intentOf, postWebhook, startPayment, useStripeServer } from './helpers/payments';
+import { subscribe, wsClient } from './helpers/ws';
+import { reconcilePayments } from '../src/modules/payments/payment-reconcile.service';
+import { createLogger } from '../src/common/logger';
+
+let server: TestServer;
+let make: Factory;
+let fake: FakeStripe;
+let w: OrderWorld;
+
+useStripeServer((s, f, stripe) => {
+  server = s;
+  make = f;
+  fake = stripe;
+});
+beforeEach(async () => {
+  w = await orderWorld(server, make);
+});
+
+const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
+const detail = async (id: number) => (await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token })).body.data;
+const statuses = async (id: number) => (await detail(id)).timeline.map((t: { status: string }) => t.status);
+const reconcile = () => reconcilePayments(server.db.orm.em.fork(), { ...server.app.services, logger: createLogger('silent') }, 900);
+
+/** A placed card order with its intent created (not yet confirmed). */
+async function cardOrder() {
+  const placed = await placeOrder(server, w);
+  const id = placed.body.data.order_id as number;
+  const started = await startPayment(server, w, id, 'card');
+  return { id, intent: intentOf(started.body), paymentId: started.body.data.payment_id as number };
+}
+
+describe('POST /api/v1/payments/webhooks/stripe', () => {
+  it('applies a validly signed authorisation once; a replay is a duplicate that changes nothing', async () => {
+    const { id, intent } = await cardOrder();
+    const event = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
+    const first = await postWebhook(server, event);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: true, outcome: 'applied' });
+    const replay = await postWebhook(server, event);
+    expect(replay.body).toEqual({ received: true, outcome: 'duplicate' });
+    expect((await detail(id)).payment.status).toBe('authorized');
+    expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
+    expect(await sql(`select provider, event_id, type, outcome, payment_id from payment_webhook_events`)).toEqual([
+      { provider: 'stripe', event_id: event.id, type: 'payment_intent.amount_capturable_updated', outcome: 'applied', payment_id: 1 },
+    ]);
+  });
+
+  it('answers 400 to a bad signature, a wrong secret, a stale timestamp or no signature, and changes nothing', async () => {
+    const { id, intent } = await cardOrder();
+    const event = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
+    const tampered = await postWebhook(server, event, { signature: FakeStripe.sign(JSON.stringify({ ...event, id: 'evt_other' })) });
+    const wrongSecret = await postWebhook(server, event, { secret: 'whsec_not_ours' });
+    const stale = await postWebhook(server, event, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const none = await server.http.request('POST', '/api/v1/payments/webhooks/stripe', undefined, { raw: JSON.stringify(event) });
+    for (const res of [tampered, wrongSecret, stale, none]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: 'The webhook signature is not valid.' });
+    }
+    expect((await detail(id)).payment.status).toBe('pending');
+    expect(await sql(`select count(*)::int as n from payment_webhook_events`)).toEqual([{ n: 0 }]);
+    // The same event properly signed still applies: nothing was burnt by the refusals.
+    expect((await postWebhook(server, event)).body.outcome).toBe('applied');
+  });
+
+  it('answers 404 for a provider that takes no webhooks', async () => {
+    expect((await server.http.request('POST', '/api/v1/payments/webhooks/cash', undefined, { raw: '{}' })).status).toBe(404);
+    expect((await server.http.request('POST', '/api/v1/payments/webhooks/paypal', undefined, { raw: '{}' })).status).toBe(404);
+  });
+
+  it('refuses (and records) an event whose amount or currency is not the order’s', async () => {
+    const { id, intent } = await cardOrder();
+    const authorised = fake.confirm(intent, 'authorized');
+    const amount = await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { ...authorised, amount: 100 }));
+    const currency = await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { ...authorised, currency: 'eur' }));
+    expect(amount.body).toEqual({ received: true, outcome: 'refused' });
+    expect(currency.body).toEqual({ received: true, outcome: 'refused' });
+    expect((await detail(id)).payment.status).toBe('pending');
+    expect(await statuses(id)).toEqual(['pending_acceptance']);
+  });
+
+  it('leaves the furthest state whatever the order of arrival', async () => {
+    const { id, intent } = await cardOrder();
+    const declined = fake.event('payment_intent.payment_failed', fake.confirm(intent, 'declined'));
+    const action = fake.event('payment_intent.requires_action', fake.confirm(intent, 'requires_action'));
+    const authorised = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
+    // Stripe sent declined, then 3-D Secure, then authorised; they arrive backwards.
+    for (const event of [authorised, action, declined]) expect((await postWebhook(server, event)).status).toBe(200);
+    expect((await detail(id)).payment.status).toBe('authorized');
+    expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
+  });
+
+  it('ignores events of payments that are not ours', async () => {
+    const res = await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { id: 'pi_unknown', object: 'payment_intent', amount: 100, currency: 'mad', status: 'requires_capture', metadata: {} }));
+    expect(res.body).toEqual({ received: true, outcome: 'ignored' });
+    expect((await postWebhook(server, fake.event('customer.created', { id: 'cus_1', object: 'customer' }))).body.outcome).toBe('ignored');
+  });
+
+  it('a webhook racing the reject ends consistent: rejected, and the hold released', async () => {
+    for (let round = 0; round < 4; round++) {
+      const { id, intent } = await cardOrder();
+      const event = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
+      const [, reject] = await Promise.all([
+        postWebhook(server, event),
+        server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token }),
+      ]);
+      expect(reject.status).toBe(200);
+      const order = await detail(id);
+      expect(order.status).toBe('rejected');
+      expect(['released', 'cancelled']).toContain(order.payment.status);
+      expect(fake.intents.get(intent)!.status).toBe('canceled');
+      // A late replay of the authorisation cannot bring it back.
+      await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { ...fake.intents.get(intent)!, status: 'requires_capture' }));
+      expect(['released', 'cancelled']).toContain((await detail(id)).payment.status);
+      expect(await sql(`select count(*)::int as n from payments where status in ('pending', 'requires_action', 'authorized')`)).toEqual([{ n: 0 }]);
+    }
+  });
+
+  it('records a partial refund by an operator, then the rest', async () => {
+    const { id, intent } = await cardOrder();
+    await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized')));
+    await sql(`update payments set status = 'captured', amount_captured_cents = 21300`);
+    const charge = { id: 'ch_1', object: 'charge', payment_intent: intent, amount: 21300, amount_captured: 21300, currency: 'mad', metadata: {} };
+    expect((await postWebhook(server, fake.event('charge.refunded', { ...charge, amount_refunded: 5000 }))).body.outcome).toBe('applied');
+    expect((await detail(id)).payment).toMatchObject({ status: 'partially_refunded', refunded_amount: 50 });
+    expect((await postWebhook(server, fake.event('charge.refunded', { ...charge, amount_refunded: 21300 }))).body.outcome).toBe('applied');
+    expect((await detail(id)).payment).toMatchObject({ status: 'refunded', refunded_amount: 213 });
+    expect((await statuses(id)).slice(-2)).toEqual(['payment_partially_refunded', 'payment_refunded']);
+  });
+});
+
+describe('reconciliation', () => {
+  it('asks Stripe about a payment whose webhook never came', async () => {
+    const { id, intent } = await cardOrder();
+    fake.confirm(intent, 'authorized'); // the customer confirmed; the webhook is lost
+    expect(await reconcile()).toEqual({ settled: 0, checked: 0 }); // not stale yet
+    await sql(`update payments set updated_at = now() - interval '20 minutes'`);
+    expect(await reconcile()).toEqual({ settled: 0, checked: 1 });
+    expect((await detail(id)).payment.status).toBe('authorized');
+    expect(fake.calls('GET', new RegExp(`/${intent}$`))).toHaveLength(1);
+  });
+
+  it('finds the intent whose creation answer was lost, and drops it once the order ended', async () => {
+    const placed = await placeOrder(server, w);
+    const id = placed.body.data.order_id;
+    fake.nextCreate('timeout');
+    expect((await startPayment(server, w, id, 'card')).status).toBe(500);
+    await server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
+    const [intent] = [...fake.intents.values()];
+    expect(intent.status).toBe('canceled'); // the release found it with the same idempotency key
+    expect(fake.intents.size).toBe(1);
+    expect((await detail(id)).payment.status).toBe('released');
+  });
+});
+
+describe('orderUpdates', () => {
+  it('streams payment events in the order’s sequence', async () => {
+    const { id, intent } = await cardOrder();
+    const client = wsClient(server.wsUrl, w.customer.token);
+    try {
+      const sub = subscribe<{ seq: number; type: string; status: string; paymentStatus: string | null }>(
+        client,
+        `subscription($id: Int!) { orderUpdates(orderId: $id, afterSeq: 0) { seq type status paymentStatus } }`,
+        { id },
+      );
+      await sub.waitFor(1);
+      await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized')));
+      await server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
+      await sub.completed;
+      expect(sub.events).toEqual([
+        { seq: 1, type: 'status', status: 'pending_acceptance', paymentStatus: null },
+        { seq: 2, type: 'payment', status: 'pending_acceptance', paymentStatus: 'authorized' },
+        { seq: 3, type: 'status', status: 'rejected', paymentStatus: null },
+      ]);
+      const timeline = (await detail(id)).timeline;
+      expect(timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'payment_authorized', 'rejected', 'payment_released']);
+    } finally {
+      await client.dispose();
+    }
+  });
+});

@@ -1,0 +1,224 @@
+/** Spec §4.4: payment methods and start payment over REST, against the real SDK and a fake Stripe. */
+import { Factory } from './helpers/factories';
+import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
+import { registerCustomer } from './helpers/auth';
+import { TestServer, startTestServer } from './helpers/server';
+import { FakeStripe } from './helpers/fake-stripe';
+import { authorizeCard, intentOf, METHOD, startPayment, useStripeServer } from './helpers/payments';
+
+let server: TestServer;
+let make: Factory;
+let fake: FakeStripe;
+let w: OrderWorld;
+
+useStripeServer((s, f, stripe) => {
+  server = s;
+  make = f;
+  fake = stripe;
+});
+beforeEach(async () => {
+  w = await orderWorld(server, make);
+});
+
+async function newOrder(): Promise<number> {
+  const res = await placeOrder(server, w);
+  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  return res.body.data.order_id;
+}
+
+const detail = async (id: number) => (await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token })).body.data;
+const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
+const creations = () => fake.calls('POST', /^\/v1\/payment_intents$/);
+
+describe('GET /api/v1/payment-methods', () => {
+  it('lists the active methods in display order, card first when Stripe is configured', async () => {
+    const res = await server.http.get('/api/v1/payment-methods');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: [
+        { id: METHOD.card, code: 'card', name: 'Credit or debit card', kind: 'card', icon: 'credit-card' },
+        { id: METHOD.cash, code: 'cash', name: 'Cash on delivery', kind: 'cash', icon: 'banknote' },
+      ],
+    });
+  });
+
+  it('leaves out an inactive method, and starting a payment with it is 422', async () => {
+    await sql(`update payment_methods set is_active = false where code = 'cash'`);
+    try {
+      const res = await server.http.get('/api/v1/payment-methods');
+      expect(res.body.data.map((m: { code: string }) => m.code)).toEqual(['card']);
+      const start = await startPayment(server, w, await newOrder(), 'cash');
+      expect(start.status).toBe(422);
+      expect(start.body.errors).toEqual({ payment_method_id: ['The selected payment method is not available.'] });
+    } finally {
+      await sql(`update payment_methods set is_active = true where code = 'cash'`);
+    }
+  });
+
+  it('offers cash only when Stripe is not configured, and refuses the card method', async () => {
+    const plain = await startTestServer();
+    try {
+      const res = await plain.http.get('/api/v1/payment-methods');
+      expect(res.body.data.map((m: { code: string }) => m.code)).toEqual(['cash']);
+      const world = await orderWorld(plain, new Factory(plain.db));
+      const order = await placeOrder(plain, world);
+      const card = await startPayment(plain, world, order.body.data.order_id, 'card');
+      expect(card.status).toBe(422);
+      expect(Object.keys(card.body.errors)).toEqual(['payment_method_id']);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('POST /api/v1/payments', () => {
+  it('starts a card payment: one manual-capture PaymentIntent for the server total, and what the SDK needs', async () => {
+    const id = await newOrder();
+    const res = await startPayment(server, w, id, 'card');
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Confirm the payment with your card.',
+      data: {
+        payment_id: 1,
+        order_id: id,
+        status: 'pending',
+        amount: 213,
+        currency: 'MAD',
+        method: { id: METHOD.card, code: 'card', name: 'Credit or debit card', kind: 'card', icon: 'credit-card' },
+        next_action: 'confirm_card',
+        requires_action: false,
+        client_secret: expect.stringMatching(/^pi_fake\d+_secret_\d+$/),
+        publishable_key: 'pk_test_fake0123456789',
+      },
+    });
+    expect(creations()).toHaveLength(1);
+    expect(creations()[0]).toMatchObject({
+      idempotencyKey: 'authorize-payment-1',
+      params: {
+        amount: '21300',
+        currency: 'mad',
+        capture_method: 'manual',
+        'allowed_payment_method_types[0]': 'card',
+        'metadata[order_id]': String(id),
+        'metadata[payment_id]': '1',
+      },
+    });
+    const order = await detail(id);
+    expect(order.payment).toEqual({
+      id: 1,
+      method: { id: METHOD.card, code: 'card', name: 'Credit or debit card', kind: 'card' },
+      status: 'pending',
+      amount: 213,
+      captured_amount: 0,
+      refunded_amount: 0,
+      currency: 'MAD',
+    });
+    const list = await server.http.get('/api/v1/customer/orders', { token: w.customer.token });
+    expect(list.body.data[0].payment).toMatchObject({ status: 'pending', amount: 213, method: { code: 'card' } });
+  });
+
+  it('tells the app when the card needs 3-D Secure', async () => {
+    fake.nextCreate('requires_action');
+    const res = await startPayment(server, w, await newOrder(), 'card');
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'requires_action', requires_action: true, next_action: 'confirm_card', client_secret: expect.any(String) });
+  });
+
+  it('records cash with nothing more to do', async () => {
+    const id = await newOrder();
+    const res = await startPayment(server, w, id, 'cash');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      message: 'Payment recorded.',
+      data: { status: 'pending', next_action: 'none', requires_action: false, client_secret: null, publishable_key: null, amount: 213 },
+    });
+    expect(creations()).toHaveLength(0);
+  });
+
+  it("answers 404 for another customer's order or a missing one, 401 without a token, 422 for a malformed body", async () => {
+    const id = await newOrder();
+    const other = await registerCustomer(server);
+    const theirs = await server.http.post('/api/v1/payments', { order_id: id, payment_method_id: METHOD.card }, { token: other.token });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ message: `No query results for model [Order] ${id}` });
+    expect((await startPayment(server, w, 999999, 'card')).status).toBe(404);
+    expect((await server.http.post('/api/v1/payments', { order_id: id, payment_method_id: 1 })).status).toBe(401);
+    const empty = await server.http.post('/api/v1/payments', {}, { token: w.customer.token });
+    expect(empty.status).toBe(422);
+    expect(Object.keys(empty.body.errors).sort()).toEqual(['order_id', 'payment_method_id']);
+    expect((await startPayment(server, w, id, 999)).body.errors).toEqual({ payment_method_id: ['The selected payment method is not available.'] });
+    expect(creations()).toHaveLength(0);
+  });
+
+  it('answers 422 for an order that cannot be paid: already paid, rejected, cancelled', async () => {
+    const paid = await newOrder();
+    const first = await startPayment(server, w, paid, 'card');
+    await authorizeCard(server, fake, intentOf(first.body));
+    const again = await startPayment(server, w, paid, 'cash');
+    expect(again.status).toBe(422);
+    expect(again.body.errors).toEqual({ order_id: ['The order is already paid.'] });
+
+    const rejected = await newOrder();
+    await server.http.post(`/api/v1/store/orders/${rejected}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
+    expect((await startPayment(server, w, rejected, 'card')).body.errors).toEqual({ order_id: ['The order is rejected and cannot be paid any more.'] });
+    const cancelled = await newOrder();
+    await server.http.post(`/api/v1/customer/orders/${cancelled}/cancel`, undefined, { token: w.customer.token });
+    expect((await startPayment(server, w, cancelled, 'cash')).status).toBe(422);
+    expect(creations()).toHaveLength(1);
+  });
+
+  it('answers the first result to a retry with the same Idempotency-Key; another body with it is 422', async () => {
+    const id = await newOrder();
+    const headers = { 'Idempotency-Key': 'pay-1' };
+    const first = await startPayment(server, w, id, 'card', headers);
+    const retry = await startPayment(server, w, id, 'card', headers);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const other = await startPayment(server, w, id, 'cash', headers);
+    expect(other.status).toBe(422);
+    expect(other.body.errors).toEqual({ idempotency_key: ['This Idempotency-Key was used for a different request.'] });
+    expect(creations()).toHaveLength(1);
+  });
+
+  it('makes one intent for two concurrent starts of one order', async () => {
+    const id = await newOrder();
+    const answers = await Promise.all([1, 2, 3].map(() => startPayment(server, w, id, 'card')));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect(new Set(answers.map((a) => a.body.data.payment_id)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body.data.client_secret)).size).toBe(1);
+    expect(fake.intents.size).toBe(1);
+    expect(await sql(`select count(*)::int as n from payments`)).toEqual([{ n: 1 }]);
+  });
+
+  it('answers 500 when Stripe fails, and a retry finds the one intent (also after a timeout)', async () => {
+    const id = await newOrder();
+    fake.nextCreate(500);
+    const failed = await startPayment(server, w, id, 'card');
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ message: 'The payment provider did not answer. Please try again.' });
+    expect(fake.intents.size).toBe(0);
+
+    fake.nextCreate('timeout');
+    const timedOut = await startPayment(server, w, id, 'card');
+    expect(timedOut.status).toBe(500);
+    expect(fake.intents.size).toBe(1); // Stripe made it; the answer was lost
+
+    const retry = await startPayment(server, w, id, 'card');
+    expect(retry.status).toBe(201);
+    expect(intentOf(retry.body)).toBe([...fake.intents.keys()][0]);
+    expect(fake.intents.size).toBe(1);
+    expect(new Set(creations().map((c) => c.idempotencyKey))).toEqual(new Set(['authorize-payment-1']));
+  });
+
+  it('switching from a waiting card to cash drops the card intent', async () => {
+    const id = await newOrder();
+    const card = await startPayment(server, w, id, 'card');
+    const cash = await startPayment(server, w, id, 'cash');
+    expect(cash.status).toBe(201);
+    expect(cash.body.data.payment_id).not.toBe(card.body.data.payment_id);
+    expect(fake.intents.get(intentOf(card.body))!.status).toBe('canceled');
+    expect((await detail(id)).payment).toMatchObject({ status: 'pending', method: { code: 'cash' } });
+  });
+});
