@@ -213,3 +213,48 @@ describe('loadConfig: OTP_SENDER=whatsapp', () => {
     ]);
   });
 });
+
+describe('payments configuration', () => {
+  const keys = {
+    STRIPE_SECRET_KEY: 'sk_test_abc123',
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123',
+    STRIPE_WEBHOOK_SECRET: 'whsec_abc123',
+  };
+
+  it('offers cash only by default, in dirhams', () => {
+    expect(loadConfig({}).payments).toEqual({ currency: 'mad', stripe: undefined, reconcileAfterSeconds: 900 });
+  });
+
+  it('turns cards on with the three keys, and reads the API address and limits', () => {
+    const config = loadConfig({ ...keys, STRIPE_API_URL: 'http://127.0.0.1:12111', PAYMENT_CURRENCY: 'EUR', STRIPE_TIMEOUT_MS: '5000' });
+    expect(config.payments).toEqual({
+      currency: 'eur',
+      stripe: {
+        secretKey: 'sk_test_abc123',
+        publishableKey: 'pk_test_abc123',
+        webhookSecret: 'whsec_abc123',
+        apiUrl: 'http://127.0.0.1:12111',
+        timeoutMs: 5000,
+        maxNetworkRetries: 2,
+        webhookToleranceSeconds: 300,
+      },
+      reconcileAfterSeconds: 900,
+    });
+  });
+
+  it('production refuses a partial Stripe configuration, naming what is missing', () => {
+    expect(problemsOf(production({ STRIPE_SECRET_KEY: keys.STRIPE_SECRET_KEY }))).toEqual([
+      'Stripe is partly configured: STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET missing (set all three keys, or none to offer cash only)',
+    ]);
+    expect(loadConfig(production(keys)).payments.stripe?.secretKey).toBe('sk_test_abc123');
+    // Outside production a partial set just leaves cards off.
+    expect(loadConfig({ STRIPE_SECRET_KEY: keys.STRIPE_SECRET_KEY }).payments.stripe).toBeUndefined();
+  });
+
+  it('names keys that are not Stripe keys, and a bad currency', () => {
+    expect(problemsOf({ ...keys, STRIPE_SECRET_KEY: 'pk_test_wrong', PAYMENT_CURRENCY: 'dirham' })).toEqual([
+      'PAYMENT_CURRENCY must be a three-letter ISO 4217 code such as MAD or EUR',
+      'STRIPE_SECRET_KEY does not look like a Stripe key (^(sk|rk)_(test|live)_\\w+$)',
+    ]);
+  });
+});

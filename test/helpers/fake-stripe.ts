@@ -33,6 +33,8 @@ export class FakeStripe {
   private createModes: Mode[] = [];
   private captureModes: Mode[] = [];
   private held: http.ServerResponse[] = [];
+  /** Where `POST /_fake/payment_intents/:id/confirm` sends the signed event (npm run fake-stripe). */
+  webhookUrl?: string;
   private counter = 0;
   private server = http.createServer((req, res) => {
     let raw = '';
@@ -40,8 +42,8 @@ export class FakeStripe {
     req.on('end', () => this.handle(req, res, raw));
   });
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  async start(port = 0): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
@@ -135,6 +137,8 @@ export class FakeStripe {
       send(status, body);
     };
 
+    const control = /^\/_fake\/payment_intents\/(pi_\w+)\/confirm$/.exec(url.pathname);
+    if (control && req.method === 'POST') return void this.confirmAndNotify(control[1], url.searchParams.get('outcome') ?? 'authorized', send);
     const match = /^\/v1\/payment_intents(?:\/(pi_\w+))?(?:\/(capture|cancel))?$/.exec(url.pathname);
     if (!match) return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
     const [, id, action] = match;
@@ -167,6 +171,22 @@ export class FakeStripe {
       return answer(200, intent);
     }
     return send(400, { error: { type: 'invalid_request_error', message: 'Unsupported request' } });
+  }
+
+  /** The app's confirmation and Stripe's webhook in one step, for trying the service by hand. */
+  private async confirmAndNotify(id: string, outcome: string, send: (status: number, body: unknown) => void) {
+    if (!this.intents.has(id) || !['authorized', 'requires_action', 'declined'].includes(outcome)) {
+      return send(404, { error: { message: `No such payment_intent or outcome: ${id} ${outcome}` } });
+    }
+    const intent = this.confirm(id, outcome as 'authorized');
+    const type = { authorized: 'payment_intent.amount_capturable_updated', requires_action: 'payment_intent.requires_action', declined: 'payment_intent.payment_failed' }[outcome]!;
+    let webhook: unknown = null;
+    if (this.webhookUrl) {
+      const payload = JSON.stringify(this.event(type, intent));
+      const res = await fetch(this.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': FakeStripe.sign(payload) }, body: payload });
+      webhook = { status: res.status, body: await res.json().catch(() => null) };
+    }
+    send(200, { intent, webhook });
   }
 
   private create(params: Record<string, string>, mode: Mode): Intent {
