@@ -90,6 +90,23 @@ describe('subscription orderUpdates', () => {
     expect(all[2].status).toBe('ready_for_pickup');
   });
 
+  it('on an order already ended: replays what is after afterSeq, then completes, also when nothing is left', async () => {
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    expect((await store(id, 'reject', { rejection_reason: 'too_busy' })).status).toBe(200);
+    const within = (sub: { completed: Promise<void> }) =>
+      Promise.race([sub.completed.then(() => 'completed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))]);
+    const rest = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
+    expect(await within(rest)).toBe('completed');
+    expect(rest.events.map((e) => [e.seq, e.status])).toEqual([[2, 'rejected']]);
+    const nothingLeft = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 2 });
+    expect(await within(nothingLeft)).toBe('completed');
+    expect(nothingLeft.events).toEqual([]);
+    expect(nothingLeft.errors).toEqual([]);
+    // Beyond the last seq (a client that saw more than there is) ends the same way.
+    const beyond = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 99 });
+    expect(await within(beyond)).toBe('completed');
+  });
+
   it("refuses another customer's order at subscribe time", async () => {
     const id = (await placeOrder(server, w)).body.data.order_id;
     const stranger = await registerCustomer(server);
