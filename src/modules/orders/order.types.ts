@@ -1,5 +1,5 @@
-import { Field, Int, ObjectType } from 'type-graphql';
-import { PlacedOrder } from './checkout.service';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import type { PlacedOrder } from './checkout.service';
 import { Order } from './order.entity';
 import { CoordinateField } from '../../common/coordinate-field';
 
@@ -29,22 +29,18 @@ export class TimelineEntry {
   @Field(() => Date) at!: Date;
 }
 
-@ObjectType({ description: 'One change of an order, as streamed to subscribers.' })
-export class OrderUpdate {
+/** The first answer to a checkout (the service's PlacedOrder), kept for Idempotency-Key replays. */
+@ObjectType('PlacedOrder')
+export class PlacedOrderType implements PlacedOrder {
   @Field(() => Int) orderId!: number;
-  @Field(() => Int, { description: 'Per-order sequence number: resume with afterSeq.' }) seq!: number;
-  @Field({ description: 'status, driver_assigned or driver_location' }) type!: string;
-  @Field({ description: 'The order status after this change.' }) status!: string;
-  @Field(() => Date) at!: Date;
-  @Field(() => Int, { nullable: true }) driverId!: number | null;
-  @CoordinateField({ nullable: true }) latitude!: number | null;
-  @CoordinateField({ nullable: true }) longitude!: number | null;
+  @Field() status!: string;
+  @Field(() => Float) total!: number;
 }
 
 @ObjectType()
 export class PlaceOrderPayload {
   @Field() message!: string;
-  @Field(() => PlacedOrder) placed!: PlacedOrder;
+  @Field(() => PlacedOrderType) placed!: PlacedOrder;
 }
 
 @ObjectType()
