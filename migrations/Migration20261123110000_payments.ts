@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261123103350_payments extends Migration {
+export class Migration20261123110000_payments extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create table "payment_methods" ("id" serial primary key, "code" varchar(30) not null, "name" varchar(100) not null, "kind" varchar(20) not null, "provider" varchar(30) not null, "icon" text null, "is_active" boolean not null default true, "sort_order" int not null default 0);`);
