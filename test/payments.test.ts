@@ -222,3 +222,34 @@ describe('POST /api/v1/payments', () => {
     expect((await detail(id)).payment).toMatchObject({ status: 'pending', method: { code: 'cash' } });
   });
 });
+
+describe('GraphQL', () => {
+  it('paymentMethods, startPayment and the order payment answer the same as REST', async () => {
+    const methods = await server.http.graphql(`{ paymentMethods { id code kind } }`);
+    expect(methods.body.data.paymentMethods).toEqual([
+      { id: METHOD.card, code: 'card', kind: 'card' },
+      { id: METHOD.cash, code: 'cash', kind: 'cash' },
+    ]);
+    const id = await newOrder();
+    const start = await server.http.graphql(
+      `mutation($input: StartPaymentInput!) { startPayment(input: $input, idempotencyKey: "g-1") { message payment { paymentId status nextAction method { code } } } }`,
+      { input: { orderId: id, paymentMethodId: METHOD.card } },
+      { token: w.customer.token },
+    );
+    expect(start.body.data.startPayment).toEqual({
+      message: 'Confirm the payment with your card.',
+      payment: { paymentId: 1, status: 'pending', nextAction: 'confirm_card', method: { code: 'card' } },
+    });
+    await authorizeCard(server, fake, [...fake.intents.keys()][0]);
+    const order = await server.http.graphql(`query($id: Int!) { myOrder(id: $id) { payment { status amount currency } timeline { type status seq } } }`, { id }, { token: w.customer.token });
+    expect(order.body.data.myOrder).toEqual({
+      payment: { status: 'authorized', amount: 213, currency: 'MAD' },
+      timeline: [
+        { type: 'status', status: 'pending_acceptance', seq: 1 },
+        { type: 'payment', status: 'payment_authorized', seq: 2 },
+      ],
+    });
+    const anonymous = await server.http.graphql(`mutation { startPayment(input: { orderId: ${id}, paymentMethodId: 2 }) { message } }`);
+    expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+});

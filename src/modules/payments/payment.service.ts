@@ -56,7 +56,7 @@ export async function startPayment(ctx: Context, orderId: number, methodId: numb
 
 async function start(ctx: Context, userId: number, orderId: number, methodId: number): Promise<PaymentStart> {
   const method = await ctx.em.findOne(PaymentMethod, { id: methodId });
-  const { payment, replaced, events } = await ctx.em.transactional(async (tx) => {
+  const { payment, replaced } = await ctx.em.transactional(async (tx) => {
     // The order row is locked: two starts for one order, or a start racing accept or reject, queue here.
     const [order] = await tx.execute<{ status: string; total_cents: number }[]>(
       `select status, total_cents from orders where id = ? and user_id = ? for update`,
@@ -70,23 +70,22 @@ async function start(ctx: Context, userId: number, orderId: number, methodId: nu
     }
     const [live] = (await paymentsOfOrder(tx, orderId)).filter((p) => LIVE_STATUSES.includes(p.status));
     if (live?.status === 'authorized') throw invalidField('orderId', 'The order is already paid.');
-    if (live && live.method_code === method.code) return { payment: live, replaced: [], events: [] };
+    if (live && live.method_code === method.code) return { payment: live, replaced: [] };
     // Another method replaces the waiting one; its card intent (if any) is dropped after commit.
     const replaced = await replaceWaiting(tx, orderId);
     const [row] = await tx.execute<{ id: number }[]>(
       `insert into payments (order_id, method_id, provider, status, amount_cents, currency) values (?, ?, ?, 'pending', ?, ?) returning id`,
       [orderId, method.id, method.provider, order.total_cents, ctx.services.config.payments.currency],
     );
-    return { payment: (await lockPayment(tx, row.id))!, replaced, events: [] };
+    return { payment: (await lockPayment(tx, row.id))!, replaced };
   });
-  publishEvents(ctx.services.pubSub, events);
   await settlePayments(ctx.em, { ...ctx.services, logger: ctx.logger }, replaced);
   const provider = ctx.services.payments.get(payment.provider)!;
   const current = payment.provider_ref || payment.provider === 'cash' ? payment : await authorize(ctx, provider, payment);
   return answer(current, method!.id, provider);
 }
 
-/** Waiting attempts (and declined cards whose intent is still open) give way to a new one. */
+/** Waiting attempts (and declined cards whose intent is still open) give way to a new one; none of it is news. */
 async function replaceWaiting(tx: EntityManager, orderId: number): Promise<number[]> {
   const settle: number[] = [];
   for (const p of await paymentsOfOrder(tx, orderId)) {
