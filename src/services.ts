@@ -1,23 +1,19 @@
-/** The long-lived services, built once per app and reached through the request context. */
+/** Builds the long-lived services once per app (the composition root's half of the context). */
 import { Config } from './config';
 import { Logger } from './common/logger';
-import { AuthService } from './modules/auth/auth.service';
-import { OtpService } from './modules/auth/otp.service';
-import { createMessageSender, MessageSender } from './modules/auth/senders';
-import { TokenService } from './modules/auth/token.service';
-import type { AppPubSub } from './graphql/pubsub';
+import { MessageSender } from './common/message-sender';
+import { Services } from './context';
+import { createMessageSender } from './modules/auth/senders';
+import { authenticate } from './modules/auth/token.service';
+import type { AppPubSub } from './pubsub';
 
-export interface Services {
-  config: Config;
-  tokens: TokenService;
-  auth: AuthService;
-  /** Live events: published after commit, read by subscriptions. */
-  pubSub: AppPubSub;
-}
+export type { Services };
 
 export function createServices(config: Config, logger: Logger, pubSub: AppPubSub, sender?: MessageSender): Services {
-  const tokens = new TokenService(config.jwt);
-  const otp = new OtpService(config.otp, config.jwt.secret);
-  const auth = new AuthService(config.otp, otp, tokens, sender ?? createMessageSender(config, logger));
-  return { config, tokens, auth, pubSub };
+  return {
+    config,
+    pubSub,
+    sender: sender ?? createMessageSender(config, logger),
+    authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
+  };
 }

@@ -10,7 +10,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, parse, specifiedRules, validate } from 'graphql';
 import { AppError } from '../common/errors';
 import { Logger } from '../common/logger';
-import { createContext, ContextSource } from './context';
+import { createContext, ContextSource } from '../context';
 import { depthLimit } from './limits';
 
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 20;

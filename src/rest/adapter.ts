@@ -14,7 +14,7 @@ import {
   validate,
 } from 'graphql';
 import { AppError, validationFailed } from '../common/errors';
-import { Context } from '../graphql/context';
+import { Context } from '../context';
 import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';
 import { sendError } from './respond';

@@ -1,14 +1,15 @@
 /**
  * Live events fan out through Redis when REDIS_URL is set (any number of instances share
- * them), in process otherwise. Payloads are plain JSON: they cross the wire as is.
+ * them), in process otherwise. Payloads are plain JSON: they cross the wire as is. This is
+ * transport only: the modules own their topics and message shapes (orders/order-events.ts).
  */
 import { createPubSub, PubSub } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import Redis from 'ioredis';
-import type { Logger } from '../common/logger';
-import type { OrderEventMessage } from '../modules/orders/order-events';
+import type { Logger } from './common/logger';
 
-export type AppPubSub = PubSub<Record<string, [OrderEventMessage]>>;
+/** Topic -> one JSON payload; each topic's owner types its payload. */
+export type AppPubSub = PubSub<Record<string, [unknown]>>;
 
 export interface PubSubHandle {
   pubSub: AppPubSub;
@@ -35,16 +36,10 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger): PubSubHandl
   guard(subscribeClient, 'unsubscribe');
   const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
   return {
-    pubSub: createPubSub<Record<string, [OrderEventMessage]>>({ eventTarget }),
+    pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget }),
     async close() {
       // quit() lets queued commands finish; a client that never connected is just dropped.
       await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect())));
     },
   };
 }
-
-export const topics = {
-  order: (id: number) => `order:${id}`,
-  store: (id: number) => `store:${id}`,
-  driver: (id: number) => `driver:${id}`,
-};
