@@ -86,7 +86,6 @@ const watched: { name: string; problems: string[] }[] = [];
     expect(latencyMs).toBeLessThan(1000);
     await expect(card.getAttribute('data-status')).resolves.toBe('pending_acceptance');
     expect(await card.textContent()).toContain('Margherita');
-    await owner.screenshot({ path: path.join(SHOTS, 'board.png') });
 
     // The customer follows the order; the websocket goes through a route the test can cut.
     const customer = await newPage('customer', { width: 1100, height: 760 });
@@ -116,7 +115,9 @@ const watched: { name: string; problems: string[] }[] = [];
 
     // The driver moves: the marker follows.
     const driverMarker = customer.locator('.map [data-role="driver"]');
-    const first = northOf(store, 0.5);
+    // Positions on the way to the customer (1 km north), with few decimals: the API may round.
+    const at = (dLat: number, dLng: number) => ({ lat: Number((store.lat + dLat).toFixed(5)), lng: Number((store.lng + dLng).toFixed(5)) });
+    const first = at(0.0035, 0.0018);
     await server.http.post('/api/v1/driver/location', { latitude: first.lat, longitude: first.lng }, { token: driver.token });
     await customer.locator(`.map [data-role="driver"][data-lat="${first.lat}"]`).waitFor();
     const before = await driverMarker.getAttribute('transform');
@@ -126,7 +127,7 @@ const watched: { name: string; problems: string[] }[] = [];
     await sockets[sockets.length - 1].close({ code: 1011, reason: 'test: connection lost' });
     await customer.locator('.live[data-state="reconnecting"]').waitFor();
     await owner.locator(`article.order[data-order-id="${id}"]`).getByRole('button', { name: 'Start preparing' }).click();
-    const second = northOf(store, 0.8);
+    const second = at(0.0066, 0.0011);
     await server.http.post('/api/v1/driver/location', { latitude: second.lat, longitude: second.lng }, { token: driver.token });
 
     // It resumes after the last seq it saw: the missed events arrive, each once.
@@ -141,6 +142,12 @@ const watched: { name: string; problems: string[] }[] = [];
     expect(resumed).toBe(4);
     await customer.waitForTimeout(700); // the marker's move animation ends
     await customer.screenshot({ path: path.join(SHOTS, 'tracking.png') });
+
+    // Another order arrives: the board shows both, each in its column.
+    const next: number = (await placeOrder(server, w)).body.data.order_id;
+    await owner.locator(`article.order[data-order-id="${next}"][data-status="pending_acceptance"]`).waitFor({ timeout: 1000 });
+    await owner.locator(`article.order[data-order-id="${id}"][data-status="preparing"]`).waitFor();
+    await owner.screenshot({ path: path.join(SHOTS, 'board.png') });
   }, 90_000);
 
   it("shows the API's error when a step is refused: an owner offline misses a cancellation and accepts", async () => {
@@ -172,5 +179,53 @@ const watched: { name: string; problems: string[] }[] = [];
     await alert.waitFor();
     expect(await alert.textContent()).toBe('The order cannot be moved to accepted from its current status. The order is cancelled; this needs it to be pending_acceptance.');
     expect(await owner.locator(`article.order[data-order-id="${id}"]`).getAttribute('data-status')).toBe('cancelled');
+  }, 60_000);
+
+  it('/docs renders the REST reference from /openapi.json and "Try it" calls the service with the bearer token', async () => {
+    const w = await orderWorld(server, make);
+    const page = await newPage('docs');
+    const response = await page.goto(`${server.url}/docs`);
+    expect(response?.headers()['content-security-policy']).toMatch(/script-src 'self'/);
+    await page.getByRole('button', { name: 'Authorize' }).first().click();
+    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(w.customer.token);
+    await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
+    await page.locator('.modal-ux .auth-btn-wrapper button.btn-done').click();
+
+    await page.locator('.opblock-summary-path[data-path="/v1/auth/customer/me"]').click();
+    const operation = page.locator('.opblock.is-open');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const body = operation.locator('.live-responses-table .response-col_description pre').first();
+    await body.waitFor();
+    expect(await body.textContent()).toContain(w.customer.user.phone_number);
+    await expect(operation.locator('.live-responses-table tbody .response-col_status').first().textContent()).resolves.toContain('200');
+  }, 60_000);
+
+  it('GraphiQL at GET /graphql: the docs explorer from introspection, and a subscription streaming with the Authorization header', async () => {
+    const w = await orderWorld(server, make);
+    const id: number = (await placeOrder(server, w)).body.data.order_id;
+    const page = await newPage('graphiql');
+    await page.goto(`${server.url}/graphql`);
+    const query = `subscription { orderUpdates(orderId: ${id}) { seq status } }`;
+    await page.evaluate(
+      ([q, token]) => {
+        // Runs in the page (the test's types have no DOM).
+        const storage = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage;
+        storage.setItem('graphiql:query', q);
+        storage.setItem('graphiql:headers', JSON.stringify({ Authorization: `Bearer ${token}` }));
+      },
+      [query, w.customer.token],
+    );
+    await page.reload();
+
+    // The schema arrived by introspection (within the depth limit): the docs explorer lists it.
+    await page.getByRole('button', { name: /Documentation Explorer/ }).click();
+    await page.locator('.graphiql-doc-explorer').getByText('Subscription', { exact: true }).first().waitFor();
+
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    const result = page.locator('.graphiql-response');
+    await result.filter({ hasText: 'pending_acceptance' }).waitFor({ timeout: 10_000 });
+    await server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
+    await result.filter({ hasText: '"accepted"' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(SHOTS, 'graphiql.png') });
   }, 60_000);
 });

@@ -24,9 +24,10 @@ const REDACT = [
 /** The request record's own fields, shown in its message rather than after it. */
 const REQUEST_FIELDS = ['method', 'path', 'status', 'durationMs'];
 
-export function createLogger(level: string, format: LogFormat = 'json'): Logger {
+/** `destination`: where records go (stdout by default; tests read them). */
+export function createLogger(level: string, format: LogFormat = 'json', destination?: NodeJS.WritableStream): Logger {
   const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACT, censor: '[redacted]' } };
-  if (format === 'json') return pino(options);
+  if (format === 'json') return destination ? pino(options, destination) : pino(options);
   // An in-process stream, not a worker transport: records are written in order and nothing
   // is lost when the process exits.
   return pino(
@@ -34,6 +35,7 @@ export function createLogger(level: string, format: LogFormat = 'json'): Logger 
     pretty({
       colorize: true,
       singleLine: true,
+      ...(destination && { destination }),
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: REQUEST_FIELDS.join(','),
       messageFormat: (log, messageKey, _level, { colors }) => {

@@ -105,7 +105,7 @@ function show(root: Element, order: TrackedOrder): () => void {
     statusLine,
     order.rejectionReason && h('p', { class: 'reason' }, `Rejected: ${order.rejectionReason}${order.rejectionNote ? ` (${order.rejectionNote})` : ''}`),
     failure,
-    h('div', { class: 'tracking' }, h('div', {}, timeline, driverLine), map.element),
+    h('div', { class: 'tracking' }, h('div', {}, timeline, driverLine), h('figure', {}, map.element, h('figcaption', { class: 'hint' }, 'S store · H delivery address · D driver, with the way driven'))),
     h('ul', { class: 'items' }, ...order.items.map((i) => h('li', {}, `${i.quantity} × ${i.productName}`))),
   );
   draw();
