@@ -14,6 +14,7 @@ import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
 import { OfferResolver } from '../modules/offers/offer.resolver';
 import { AddressResolver } from '../modules/addresses/address.resolver';
 import { DriverResolver } from '../modules/drivers/driver.resolver';
+import { DispatchResolver } from '../modules/orders/dispatch.resolver';
 import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
@@ -38,6 +39,7 @@ export const resolvers = [
   OrderFieldsResolver,
   OrderItemFieldsResolver,
   DriverResolver,
+  DispatchResolver,
   TrackingResolver,
 ] as const;
 

@@ -1,0 +1,36 @@
+/** Spec §4.3 store details and the store category lists over REST. */
+import { OFFER, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
+import { RestRoute } from '../../rest/route';
+
+export const storeRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/store/stores/:store',
+    document: `query StoreDetails($store: String!) {
+      store(idOrSlug: $store) {
+        ...RestStoreSummary
+        description latitude longitude timezone
+        delivery_radius_km: deliveryRadiusKm
+        category_detail: category { ...RestStoreCategory }
+        opening_hours: openingHours { day_of_week: dayOfWeek opens_at: opensAt closes_at: closesAt }
+        offers { ...RestOffer }
+      }
+    } ${STORE_SUMMARY} ${STORE_CATEGORY} ${OFFER}`,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/store/store-categories',
+    document: `query StoreCategories { storeCategories { ...RestStoreCategory } } ${STORE_CATEGORY}`,
+  },
+  {
+    method: 'GET',
+    path: '/api/store/categories',
+    document: `query CategoriesByStore {
+      storeCategories {
+        ...RestStoreCategory
+        stores_count: storesCount
+        stores: topStores { ...RestStoreSummary }
+      }
+    } ${STORE_CATEGORY} ${STORE_SUMMARY}`,
+  },
+];
