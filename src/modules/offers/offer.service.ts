@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalidField, notFound } from '../../common/errors';
 import { activeWindowWhere } from '../../common/active-window';
 import { applyPatch, trimmed } from '../../common/patch';
@@ -13,13 +12,13 @@ import { Offer } from './offer.entity';
 
 
 /** Global offers (no store): the home screen's promotional banners. */
-export async function activeGlobalOffers(em: EntityManager): Promise<Offer[]> {
-  return em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
+export async function activeGlobalOffers(ctx: Context): Promise<Offer[]> {
+  return ctx.em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
 }
 
 /** Offers applicable to one store: its own active offers and the global ones. */
-export async function activeOffersForStore(em: EntityManager, storeId: number): Promise<Offer[]> {
-  return em.find(
+export async function activeOffersForStore(ctx: Context, storeId: number): Promise<Offer[]> {
+  return ctx.em.find(
     Offer,
     { $and: [{ $or: [{ store: storeId }, { store: null }] }, activeWindowWhere()] },
     { orderBy: { id: 'asc' } },

@@ -10,7 +10,9 @@ import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
+import { UserAddress } from '../addresses/address.entity';
 import { Store } from '../stores/store.entity';
+import { storeServes } from '../stores/store.service';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
 import { appendEvent, publishEvents } from './order-events';
@@ -54,28 +56,19 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
 
 async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput): Promise<Order> {
   const errors: FieldErrors = {};
-  const [place] = await tx.execute<{ store_ok: boolean; open: boolean; address_ok: boolean; inside: boolean }[]>(
-    `select s.id is not null and s.is_active as store_ok,
-            coalesce(store_is_open(s.id), false) as open,
-            a.id is not null as address_ok,
-            coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false) as inside
-     from (select 1) one
-     left join stores s on s.id = ?
-     left join user_addresses a on a.id = ? and a.user_id = ?`,
-    [input.storeId, input.addressId, userId],
-  );
-  if (!place.store_ok) errors.storeId = ['The selected store is not available.'];
-  else if (!place.open) errors.storeId = ['The store is closed at the moment.'];
-  if (!place.address_ok) errors.addressId = ['The selected address is not one of your saved addresses.'];
-  else if (place.store_ok && !place.inside) errors.addressId = ['The address is outside the store’s delivery area.'];
-  const items = place.store_ok ? await priceCart(tx, input.storeId, input.items, errors) : [];
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  // The store and the address are each read once; what is checked and what is copied into
+  // the order come from these two reads.
+  const store = await tx.findOne(Store, { id: input.storeId });
+  const address = await tx.findOne(UserAddress, { id: input.addressId, user: userId });
+  const storeOk = store !== null && store.isActive;
+  const serves = store ? await storeServes(tx, store, address) : { open: false, inside: false };
+  if (!storeOk) errors.storeId = ['The selected store is not available.'];
+  else if (!serves.open) errors.storeId = ['The store is closed at the moment.'];
+  if (!address) errors.addressId = ['The selected address is not one of your saved addresses.'];
+  else if (storeOk && !serves.inside) errors.addressId = ['The address is outside the store’s delivery area.'];
+  const items = storeOk ? await priceCart(tx, input.storeId, input.items, errors) : [];
+  if (!store || !address || Object.keys(errors).length > 0) throw validationFailed(errors);
 
-  const store = await tx.findOneOrFail(Store, { id: input.storeId });
-  const address = await tx.execute<{ label: string; line1: string; line2: string | null; city: string | null; latitude: number; longitude: number; instructions: string | null }[]>(
-    `select label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
-    [input.addressId],
-  );
   const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
   const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
   let promo: { promo: PromoCode; discountCents: number; redeem: (orderId: number) => Promise<void> } | undefined;
@@ -83,11 +76,10 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
     promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: store.id, subtotalCents });
   }
   const discountCents = promo?.discountCents ?? 0;
-  const a = address[0];
   const order = tx.create(Order, {
     user: userId,
     store,
-    address: input.addressId,
+    address,
     status: 'pending_acceptance',
     subtotalCents,
     deliveryFeeCents,
@@ -95,13 +87,13 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
     totalCents: subtotalCents + deliveryFeeCents - discountCents,
     promo: promo?.promo ?? null,
     promoCode: promo?.promo.code ?? null,
-    addressLabel: a.label,
-    addressLine1: a.line1,
-    addressLine2: a.line2,
-    addressCity: a.city,
-    addressLatitude: a.latitude,
-    addressLongitude: a.longitude,
-    addressInstructions: a.instructions,
+    addressLabel: address.label,
+    addressLine1: address.line1,
+    addressLine2: address.line2,
+    addressCity: address.city,
+    addressLatitude: address.latitude,
+    addressLongitude: address.longitude,
+    addressInstructions: address.instructions,
   });
   for (const item of items) {
     const row = tx.create(OrderItem, {

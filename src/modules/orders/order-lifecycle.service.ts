@@ -8,7 +8,9 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, forbidden, notFound } from '../../common/errors';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
+import { countDeliveredProducts } from '../catalog/product-query';
 import { requireDriver } from '../drivers/driver.service';
+import { countDeliveredOrder } from '../stores/store.service';
 import { afterDelivery, assignDriverToOrder } from './dispatch';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
 import { Actor, TIMEOUT_REJECTION_REASON, TRANSITIONS, TransitionName } from './order-status';
@@ -19,6 +21,7 @@ interface OrderParties {
   id: number;
   status: string;
   user_id: number;
+  store_id: number;
   owner_id: number | null;
   driver_id: number | null;
 }
@@ -57,7 +60,7 @@ async function move(ctx: Context, orderId: number, name: TransitionName, set: Re
   const check = await actorCheck(ctx, TRANSITIONS[name].by);
   const { events, row } = await ctx.em.transactional(async (tx) => {
     const [order] = await tx.execute<OrderParties[]>(
-      `select o.id, o.status, o.user_id, s.owner_id, o.driver_id
+      `select o.id, o.status, o.user_id, o.store_id, s.owner_id, o.driver_id
        from orders o join stores s on s.id = o.store_id where o.id = ?`,
       [orderId],
     );
@@ -108,13 +111,13 @@ export const deliverOrder = (ctx: Context, orderId: number) => move(ctx, orderId
 
 /** Counts the delivery for "popular" and "trending", then frees the driver for the next order. */
 async function delivered(tx: EntityManager, order: OrderParties) {
-  await tx.execute(
-    `update products p set order_count = p.order_count + i.quantity
-     from (select product_id, sum(quantity) as quantity from order_items where order_id = ? and product_id is not null group by product_id) i
-     where p.id = i.product_id`,
+  const quantities = await tx.execute<{ productId: number; quantity: number }[]>(
+    `select product_id as "productId", sum(quantity)::int as quantity
+     from order_items where order_id = ? and product_id is not null group by product_id order by product_id`,
     [order.id],
   );
-  await tx.execute(`update stores set order_count = order_count + 1 where id = (select store_id from orders where id = ?)`, [order.id]);
+  await countDeliveredProducts(tx, quantities);
+  await countDeliveredOrder(tx, order.store_id);
   return { events: await afterDelivery(tx, order.driver_id) };
 }
 
