@@ -18,7 +18,7 @@ import { DispatchResolver } from '../modules/orders/dispatch.resolver';
 import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
-import { authChecker } from './auth-checker';
+import { authChecker, markSignedInFields } from './auth-checker';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -45,13 +45,14 @@ export const resolvers = [
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */
 export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSub): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers,
     authChecker,
     pubSub,
     // Without these, validation errors echo the whole input back to the caller.
     validate: { forbidUnknownValues: true, validationError: { target: false, value: false } },
   });
+  return markSignedInFields(schema);
 }
 
 /** The committed `schema.graphql`: sorted so that it changes only when the schema does. */

@@ -109,7 +109,6 @@ export const ORDER_DETAIL = `
 export const orderStep = (path: string, mutation: string): RestRoute => ({
   method: 'POST',
   path,
-  auth: true,
   envelope: 'message',
   document: `mutation Step($id: Int!) { ${mutation}(id: $id) ${ORDER_ACTION} }`,
 });

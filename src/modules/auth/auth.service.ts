@@ -5,11 +5,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, conflict, forbidden, invalidField } from '../../common/errors';
 import { normalizePhone } from '../../common/phone';
-import { Context } from '../../context';
+import { Context, viewerOf } from '../../context';
 import { User } from '../users/user.entity';
 import { findUserByPhone, getUser, rememberDevice } from '../users/user.service';
 import { consumeCode, issueCode, withdrawCode } from './otp.service';
-import { IssuedToken, issueToken, requireViewer, revokeToken } from './token.service';
+import { IssuedToken, issueToken, revokeToken } from './token.service';
 
 export interface CodeSent {
   phoneNumber: string;
@@ -95,11 +95,11 @@ export async function completeProfile(
 }
 
 export async function me(ctx: Context): Promise<User> {
-  return getUser(ctx, requireViewer(ctx.viewer, ctx.authError).userId);
+  return getUser(ctx, viewerOf(ctx).userId);
 }
 
 export async function logout(ctx: Context): Promise<void> {
-  await revokeToken(ctx, requireViewer(ctx.viewer, ctx.authError));
+  await revokeToken(ctx, viewerOf(ctx));
 }
 
 function normalize(ctx: Context, raw: string): string {

@@ -3,7 +3,6 @@ import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { conflict, invalidField, notFound, validationFailed } from '../../common/errors';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { visibleStore } from '../stores/store.service';
 import { CreateMenuInput, UpdateMenuInput } from './menu.inputs';
@@ -76,7 +75,6 @@ export async function removeGuarded(ctx: Context, entity: object, message: strin
 
 /** The menu, if the caller owns its store: 404 unknown, 403 not theirs. */
 export async function ownedMenu(ctx: Context, id: number): Promise<Menu> {
-  requireViewer(ctx.viewer, ctx.authError);
   const menu = await ctx.em.findOne(Menu, { id }, { populate: ['store'] });
   if (!menu) throw notFound('Menu', id);
   assertOwns(ctx, menu.store.getEntity());

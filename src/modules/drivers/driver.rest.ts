@@ -6,25 +6,21 @@ export const driverRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/driver/me',
-    auth: true,
     document: `query DriverProfile { driverProfile { id is_online: isOnline latitude longitude location_updated_at: locationUpdatedAt } }`,
   },
   {
     method: 'POST',
     path: '/api/v1/driver/online',
-    auth: true,
     document: `mutation GoOnline { goOnline { id is_online: isOnline latitude longitude } }`,
   },
   {
     method: 'POST',
     path: '/api/v1/driver/offline',
-    auth: true,
     document: `mutation GoOffline { goOffline { id is_online: isOnline latitude longitude } }`,
   },
   {
     method: 'POST',
     path: '/api/v1/driver/location',
-    auth: true,
     document: `mutation Location($latitude: Float!, $longitude: Float!) {
       reportDriverLocation(position: { latitude: $latitude, longitude: $longitude }) { id is_online: isOnline latitude longitude }
     }`,
@@ -32,7 +28,6 @@ export const driverRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/driver/orders',
-    auth: true,
     document: `query DriverOrders { driverOrders { ...RestOrderDetail } } ${ORDER_DETAIL}`,
   },
   orderStep('/api/v1/driver/orders/:id/pickup', 'pickUpOrder'),

@@ -5,15 +5,14 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden } from '../../common/errors';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { Driver } from './driver.entity';
 
 /** A `drivers` row as `update ... returning *` answers it (for `em.map`). */
 export type DriverRow = Record<string, unknown> & { id: number };
 
 export async function requireDriver(ctx: Context): Promise<Driver> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const driver = await ctx.em.findOne(Driver, { user: viewer.userId });
   if (!driver) throw forbidden('You are not registered as a driver.');
   return driver;

@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { UserAddress } from '../addresses/address.entity';
@@ -29,7 +28,7 @@ export interface PlacedOrder {
 const ABANDONED_AFTER_SECONDS = 60;
 
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const key = idempotencyKey?.trim() || null;
   if (key) {
     const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));

@@ -6,8 +6,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, forbidden, notFound } from '../../common/errors';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { countDeliveredProducts } from '../catalog/product-query';
 import { requireDriver } from '../drivers/driver.service';
 import { countDeliveredOrder } from '../stores/store.service';
@@ -44,7 +43,7 @@ async function actorCheck(ctx: Context, by: Actor): Promise<(order: OrderParties
       if (order.driver_id !== driver.id) throw forbidden('This order is not assigned to you.');
     };
   }
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   if (by === 'customer') {
     return (order) => {
       if (order.user_id !== viewer.userId) throw notFound('Order', order.id);

@@ -10,7 +10,6 @@ export const orderRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/customer/orders',
-    auth: true,
     status: 201,
     envelope: 'message',
     bodyVariable: 'input',
@@ -24,20 +23,17 @@ export const orderRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/customer/orders',
-    auth: true,
     document: `query MyOrders { myOrders { ...RestOrderSummary } } ${ORDER_SUMMARY}`,
   },
   {
     method: 'GET',
     path: '/api/v1/customer/orders/:id',
-    auth: true,
     document: `query MyOrder($id: Int!) { myOrder(id: $id) { ...RestOrderDetail } } ${ORDER_DETAIL}`,
   },
   orderStep('/api/v1/customer/orders/:id/cancel', 'cancelOrder'),
   {
     method: 'GET',
     path: '/api/v1/store/orders',
-    auth: true,
     document: `query StoreOrders($store_id: Int, $status: String) {
       storeOrders(storeId: $store_id, status: $status) { ...RestOrderDetail }
     } ${ORDER_DETAIL}`,
@@ -46,7 +42,6 @@ export const orderRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/store/orders/:id/reject',
-    auth: true,
     envelope: 'message',
     document: `mutation Reject($id: Int!, $rejection_reason: String!, $rejection_note: String) {
       rejectOrder(id: $id, input: { rejectionReason: $rejection_reason, rejectionNote: $rejection_note }) ${ORDER_ACTION}

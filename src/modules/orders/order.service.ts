@@ -1,7 +1,6 @@
 /** Reading orders: customers their own (another's is 404), owners their stores', drivers theirs. */
 import { notFound } from '../../common/errors';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
 import { Order } from './order.entity';
 
@@ -9,12 +8,12 @@ import { Order } from './order.entity';
 export const ORDER_LIST_LIMIT = 100;
 
 export async function listCustomerOrders(ctx: Context): Promise<Order[]> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   return ctx.em.find(Order, { user: viewer.userId }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: ORDER_LIST_LIMIT });
 }
 
 export async function getCustomerOrder(ctx: Context, id: number): Promise<Order> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const order = await ctx.em.findOne(Order, { id, user: viewer.userId });
   if (!order) throw notFound('Order', id);
   return order;
@@ -31,7 +30,7 @@ export async function listStoreOrders(ctx: Context, storeId?: number | null, sta
 
 /** The order if the caller is its customer, its store's owner or its driver; else 404. */
 export async function getOrderForParticipant(ctx: Context, id: number): Promise<Order> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const order = await ctx.em.findOne(Order, { id }, { populate: ['store', 'driver'] });
   const driver = order?.driver?.getEntity();
   const allowed =
