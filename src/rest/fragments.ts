@@ -23,6 +23,24 @@ export const STORE_SUMMARY = `
     is_open: isOpen
   }`;
 
+/**
+ * The complete store object (spec §2.9 "complete store object"): GET /store/stores/{store}
+ * and the order detail's `store` answer exactly this. Spread it with the fragments it uses
+ * (`STORE_DETAIL_FRAGMENTS`).
+ */
+export const STORE_DETAIL = `
+  fragment RestStoreDetail on Store {
+    ...RestStoreSummary
+    description
+    latitude
+    longitude
+    timezone
+    delivery_radius_km: deliveryRadiusKm
+    category_detail: category { ...RestStoreCategory }
+    opening_hours: openingHours { day_of_week: dayOfWeek opens_at: opensAt closes_at: closesAt }
+    offers { ...RestOffer }
+  }`;
+
 export const PRODUCT = `
   fragment RestProduct on Product {
     id
@@ -77,6 +95,18 @@ export const MENU_CATEGORY = `
     sort_order: sortOrder
   }`;
 
+/** Spec §2.5, the `meta` of every paginated list. */
+export const PAGE_META = `
+  fragment RestPageMeta on PageMeta {
+    total
+    per_page: perPage
+    current_page: currentPage
+    last_page: lastPage
+  }`;
+
+/** RestStoreDetail with every fragment it spreads. */
+export const STORE_DETAIL_FRAGMENTS = `${STORE_DETAIL} ${STORE_SUMMARY} ${STORE_CATEGORY} ${OFFER}`;
+
 const ITEM = `product_id: productId product_name: productName quantity base_price: basePrice total_price: totalPrice`;
 
 export const ORDER_SUMMARY = `
@@ -91,10 +121,7 @@ export const ORDER_DETAIL = `
     id status subtotal delivery_fee: deliveryFee discount total promo_code: promoCode
     created_at: createdAt rejection_reason: rejectionReason rejection_note: rejectionNote
     last_event_seq: lastEventSeq
-    store {
-      id name slug logo image address latitude longitude rating delivery_time: deliveryTime
-      delivery_price: deliveryPrice free_delivery: freeDelivery timezone category: categoryName is_open: isOpen
-    }
+    store { ...RestStoreDetail }
     user_address: deliveryAddress { label line1 line2 city latitude longitude instructions }
     driver { id name phone latitude longitude }
     timeline { status at }
@@ -103,7 +130,8 @@ export const ORDER_DETAIL = `
       options { id name price }
       supplements { id name price }
     }
-  }`;
+  }
+  ${STORE_DETAIL_FRAGMENTS}`;
 
 /** An order lifecycle step: POST without a body, answered with the order's id and new status. */
 export const orderStep = (path: string, mutation: string): RestRoute => ({

@@ -11,8 +11,7 @@ import { Driver } from '../drivers/driver.entity';
 import { requireDriver, setAvailability, setPosition } from '../drivers/driver.service';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
 import { ACTIVE_DRIVER_STATUSES, WAITING_FOR_DRIVER_STATUSES } from './order-status';
-import { Order } from './order.entity';
-import type { OrderRow } from './order-lifecycle.service';
+import { Order, OrderRow } from './order.entity';
 
 /** Drivers farther than this from the store are not assigned its orders. */
 export const DRIVER_SEARCH_RADIUS_KM = 15;

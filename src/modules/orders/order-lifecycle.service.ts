@@ -13,7 +13,7 @@ import { countDeliveredOrder } from '../stores/store.service';
 import { afterDelivery, assignDriverToOrder } from './dispatch';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
 import { Actor, TIMEOUT_REJECTION_REASON, TRANSITIONS, TransitionName } from './order-status';
-import { Order } from './order.entity';
+import { Order, OrderRow } from './order.entity';
 
 /** The order as a move sees it: who its customer, store owner and driver are. */
 interface OrderParties {
@@ -24,9 +24,6 @@ interface OrderParties {
   owner_id: number | null;
   driver_id: number | null;
 }
-
-/** An `orders` row as `update ... returning *` answers it (mapped into the context's identity map). */
-export type OrderRow = Record<string, unknown> & { id: number };
 
 /** Work done in the move's transaction after the status changed; may change the order again. */
 type After = (tx: EntityManager, order: OrderParties) => Promise<{ events: OrderEventMessage[]; row?: OrderRow }>;

@@ -8,6 +8,9 @@ import { Store } from '../stores/store.entity';
 import { User } from '../users/user.entity';
 import type { OrderStatus } from './order-status';
 
+/** An `orders` row as `update ... returning *` answers it (for `em.map` into the identity map). */
+export type OrderRow = Record<string, unknown> & { id: number };
+
 /**
  * An order from one store. Amounts are computed by the server at checkout and frozen; the
  * delivery address is copied so that editing a saved address never rewrites history.
