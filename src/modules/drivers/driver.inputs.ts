@@ -1,15 +1,11 @@
-import { Field, Float, InputType } from 'type-graphql';
-import { Max, Min } from 'class-validator';
+import { InputType } from 'type-graphql';
+import { LatitudeInput, LongitudeInput } from '../../common/input-fields';
 
 @InputType()
 export class PositionInput {
-  @Field(() => Float)
-  @Min(-90)
-  @Max(90)
+  @LatitudeInput({ required: true })
   latitude!: number;
 
-  @Field(() => Float)
-  @Min(-180)
-  @Max(180)
+  @LongitudeInput({ required: true })
   longitude!: number;
 }
