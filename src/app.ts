@@ -9,6 +9,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
+import { Clock } from './common/clock';
 import { AppError } from './common/errors';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
@@ -31,10 +32,11 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function createApp(config: Config, orm: Orm, logger: Logger): Promise<App> {
+/** `clock`: "now" for rules computed in Node (tests fix it); the system clock by default. */
+export async function createApp(config: Config, orm: Orm, logger: Logger, options: { clock?: Clock } = {}): Promise<App> {
   const development = config.env === 'development';
   const events = createAppPubSub(config.redisUrl, logger);
-  const services = createServices(config, logger, events.pubSub);
+  const services = createServices(config, logger, events.pubSub, undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
 

@@ -1,4 +1,5 @@
 /** Builds the long-lived services once per app (the composition root's half of the context). */
+import { Clock, systemClock } from './common/clock';
 import { Config } from './config';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
@@ -9,10 +10,11 @@ import type { AppPubSub } from './pubsub';
 
 export type { Services };
 
-export function createServices(config: Config, logger: Logger, pubSub: AppPubSub, sender?: MessageSender): Services {
+export function createServices(config: Config, logger: Logger, pubSub: AppPubSub, sender?: MessageSender, clock: Clock = systemClock): Services {
   return {
     config,
     pubSub,
+    clock,
     sender: sender ?? createMessageSender(config, logger),
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };

@@ -6,6 +6,7 @@ import { homeProductBlocks, searchProductIds } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffers } from '../offers/offer.service';
 import { findStores, GeoPoint, homeStoreBlocks, loadStoresInOrder, searchStoreIds, StoreFilter } from '../stores/store-query';
+import { storeLocalTimes } from '../stores/local-time';
 import { listMainCategories, listStoreCategories } from '../stores/store.service';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
@@ -21,7 +22,7 @@ export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promis
     radiusKm: args.radius,
     minRating: args.minRating,
     freeDelivery: args.freeDelivery,
-    isOpen: args.isOpen,
+    openAt: args.isOpen ? await storeLocalTimes(ctx) : undefined,
     hasOffer: args.hasOffer,
     categoryId: args.categoryId,
   };

@@ -12,6 +12,7 @@ import { priceAndRedeemPromo } from '../promos/promo.service';
 import { UserAddress } from '../addresses/address.entity';
 import { Store } from '../stores/store.entity';
 import { storeServes } from '../stores/store.service';
+import { storeLocalTimes } from '../stores/local-time';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
 import { appendEvent, publishEvents } from './order-events';
@@ -35,8 +36,10 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     if (replay) return replay;
   }
   try {
+    // Read before the transaction (the embedded database serves one connection at a time).
+    const localTimes = await storeLocalTimes(ctx);
     const { placed, events } = await ctx.em.transactional(async (tx) => {
-      const order = await createOrder(tx, viewer.userId, input);
+      const order = await createOrder(tx, viewer.userId, input, localTimes);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
       if (key) {
@@ -53,14 +56,15 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   }
 }
 
-async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput): Promise<Order> {
+/** `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the store's is_open. */
+async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string): Promise<Order> {
   const errors: FieldErrors = {};
   // The store and the address are each read once; what is checked and what is copied into
   // the order come from these two reads.
   const store = await tx.findOne(Store, { id: input.storeId });
   const address = await tx.findOne(UserAddress, { id: input.addressId, user: userId });
   const storeOk = store !== null && store.isActive;
-  const serves = store ? await storeServes(tx, store, address) : { open: false, inside: false };
+  const serves = store ? await storeServes(tx, store, address, localTimes) : { open: false, inside: false };
   if (!storeOk) errors.storeId = ['The selected store is not available.'];
   else if (!serves.open) errors.storeId = ['The store is closed at the moment.'];
   if (!address) errors.addressId = ['The selected address is not one of your saved addresses.'];

@@ -32,14 +32,19 @@ export async function visibleStore(ctx: Context, storeId: number): Promise<Store
 }
 
 /**
- * Whether the (already loaded) store is open now and delivers to the point, in one statement
- * that reads no row again; `inside` is false without a point.
+ * Whether the (already loaded) store is open at `localTimes` (`storeLocalTimes`) and delivers
+ * to the point, in one statement that reads no row again; `inside` is false without a point.
  */
-export async function storeServes(tx: EntityManager, store: Store, point: { latitude: number; longitude: number } | null): Promise<{ open: boolean; inside: boolean }> {
+export async function storeServes(
+  tx: EntityManager,
+  store: Store,
+  point: { latitude: number; longitude: number } | null,
+  localTimes: string,
+): Promise<{ open: boolean; inside: boolean }> {
   const [row] = await tx.execute<{ open: boolean; inside: boolean }[]>(
-    `select coalesce(store_is_open(?), false) as open,
+    `select coalesce(store_is_open(?, ?::jsonb), false) as open,
             coalesce(earth_distance(ll_to_earth(?, ?), ll_to_earth(?, ?)) <= ? * 1000, false) as inside`,
-    [store.id, point?.latitude ?? null, point?.longitude ?? null, store.latitude, store.longitude, store.deliveryRadiusKm],
+    [store.id, localTimes, point?.latitude ?? null, point?.longitude ?? null, store.latitude, store.longitude, store.deliveryRadiusKm],
   );
   return row;
 }
