@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
@@ -30,6 +31,9 @@ const ABANDONED_AFTER_SECONDS = 60;
 
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = viewerOf(ctx);
+  // The body's rules (quantity 1–99, ...) are checked here rather than before the resolver, so
+  // that one 422 names them with the problems only the database knows (docs/decisions.md).
+  const problems = await ruleProblems(input);
   const key = idempotencyKey?.trim() || null;
   if (key) {
     const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));
@@ -39,7 +43,7 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     // Read before the transaction (the embedded database serves one connection at a time).
     const localTimes = await storeLocalTimes(ctx);
     const { placed, events } = await ctx.em.transactional(async (tx) => {
-      const order = await createOrder(tx, viewer.userId, input, localTimes);
+      const order = await createOrder(tx, viewer.userId, input, localTimes, problems);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
       if (key) {
@@ -56,20 +60,27 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   }
 }
 
-/** `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the store's is_open. */
-async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string): Promise<Order> {
-  const errors: FieldErrors = {};
+/**
+ * `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the
+ * store's is_open. `problems`: the body's rule problems, reported with the database's.
+ */
+async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string, problems: FieldErrors): Promise<Order> {
+  const errors: FieldErrors = { ...problems };
+  const add = (path: string, message: string) => {
+    if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
+  };
   // The store and the address are each read once; what is checked and what is copied into
   // the order come from these two reads.
   const store = await tx.findOne(Store, { id: input.storeId });
   const address = await tx.findOne(UserAddress, { id: input.addressId, user: userId });
   const storeOk = store !== null && store.isActive;
   const serves = store ? await storeServes(tx, store, address, localTimes) : { open: false, inside: false };
-  if (!storeOk) errors.storeId = ['The selected store is not available.'];
-  else if (!serves.open) errors.storeId = ['The store is closed at the moment.'];
-  if (!address) errors.addressId = ['The selected address is not one of your saved addresses.'];
-  else if (storeOk && !serves.inside) errors.addressId = ['The address is outside the store’s delivery area.'];
-  const items = storeOk ? await priceCart(tx, input.storeId, input.items, errors) : [];
+  if (!storeOk) add('storeId', 'The selected store is not available.');
+  else if (!serves.open) add('storeId', 'The store is closed at the moment.');
+  if (!address) add('addressId', 'The selected address is not one of your saved addresses.');
+  else if (storeOk && !serves.inside) add('addressId', 'The address is outside the store’s delivery area.');
+  // An empty or oversized cart (a rule problem of `items`) is not priced: the work stays bounded.
+  const items = storeOk && !problems.items ? await priceCart(tx, input.storeId, input.items, errors) : [];
   if (!store || !address || Object.keys(errors).length > 0) throw validationFailed(errors);
 
   const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
