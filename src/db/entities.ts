@@ -1,4 +1,5 @@
 /** Every entity the ORM knows, listed once (no glob discovery: same in ts and compiled js). */
+import { Timestamped } from '../common/timestamped';
 import { User } from '../modules/users/user.entity';
 import { UserDevice } from '../modules/users/user-device.entity';
 import { OtpCode } from '../modules/auth/otp-code.entity';
@@ -26,6 +27,7 @@ import { Payment } from '../modules/payments/payment.entity';
 import { PaymentWebhookEvent } from '../modules/payments/payment-webhook-event.entity';
 
 export const entities = [
+  Timestamped,
   User,
   UserDevice,
   OtpCode,

@@ -80,9 +80,9 @@ async function takeMoney(tx: EntityManager, orderId: number, currency: string): 
   if (!latest || ['failed', 'cancelled', 'released'].includes(latest.status)) {
     const [row] = await tx.execute<{ id: number }[]>(
       `insert into payments (order_id, method_id, provider, status, amount_cents, currency, amount_captured_cents)
-       select o.id, m.id, 'cash', 'collected', o.total_cents, ?, o.total_cents from orders o, payment_methods m
-       where o.id = ? and m.code = 'cash' returning id`,
-      [latest?.currency ?? currency, orderId],
+       select o.id, m.id, m.provider, ?, o.total_cents, ?, o.total_cents from orders o, payment_methods m
+       where o.id = ? and m.code = ? returning id`,
+      ['collected', latest?.currency ?? currency, orderId, 'cash'],
     );
     const created = (await lockPayment(tx, row.id))!;
     return { events: [await paymentEvent(tx, created, 'collected')], settle: [] };

@@ -9,6 +9,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { publishEvents } from '../orders/order-events';
 import { applyReport } from './payment-ledger';
 import { authorizeKey, settlePayments, SettleDeps } from './payment-lifecycle';
+import { LIVE_STATUSES, RELEASABLE_STATUSES } from './payment-status';
 
 /** At most this many payments per run and kind; the next run takes the rest. */
 const BATCH = 100;
@@ -21,20 +22,20 @@ export interface ReconcileReport {
 export async function reconcilePayments(em: EntityManager, deps: SettleDeps, afterSeconds: number): Promise<ReconcileReport> {
   const due = await em.execute<{ id: number }[]>(
     `select id from payments
-     where provider <> 'cash'
-       and ((capture_requested_at is not null and status = 'authorized')
-         or (release_requested_at is not null and status in ('pending', 'requires_action', 'authorized', 'failed', 'cancelled')))
+     where provider <> ?
+       and ((capture_requested_at is not null and status = ?)
+         or (release_requested_at is not null and status in (?)))
      order by updated_at limit ?`,
-    [BATCH],
+    ['cash', 'authorized', RELEASABLE_STATUSES, BATCH],
   );
   await settlePayments(em, deps, due.map((r) => r.id));
 
   const stale = await em.execute<{ id: number; provider: string; provider_ref: string | null; order_id: number; amount_cents: number; currency: string }[]>(
     `select id, provider, provider_ref, order_id, amount_cents, currency from payments
-     where provider <> 'cash' and status in ('pending', 'requires_action', 'authorized')
+     where provider <> ? and status in (?)
        and updated_at < now() - make_interval(secs => ?)
      order by updated_at limit ?`,
-    [afterSeconds, BATCH],
+    ['cash', LIVE_STATUSES, afterSeconds, BATCH],
   );
   let checked = 0;
   for (const p of stale) {

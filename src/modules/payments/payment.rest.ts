@@ -3,9 +3,6 @@ import { RestRoute } from '../../rest/route';
 
 export const PAYMENT_METHOD = `fragment RestPaymentMethod on PaymentMethod { id code name kind icon }`;
 
-/** The payment inside an order (list and detail). */
-export const ORDER_PAYMENT = `payment { id method { id code name kind } status amount captured_amount: capturedAmount refunded_amount: refundedAmount currency }`;
-
 export const paymentRoutes: RestRoute[] = [
   {
     method: 'GET',
@@ -15,7 +12,6 @@ export const paymentRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/payments',
-    auth: true,
     status: 201,
     envelope: 'message',
     headers: { idempotency_key: 'idempotency-key' },

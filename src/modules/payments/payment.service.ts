@@ -7,8 +7,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, invalidField, notFound } from '../../common/errors';
 import { toAmount } from '../../common/money';
 import { PaymentProvider, ProviderError } from '../../common/payment-provider';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { claimKey, freeKey, requestHash, saveAnswer } from '../orders/idempotency';
 import { publishEvents } from '../orders/order-events';
 import { authorizeKey, settlePayments } from './payment-lifecycle';
@@ -38,7 +37,7 @@ export interface PaymentStart {
 }
 
 export async function startPayment(ctx: Context, orderId: number, methodId: number, idempotencyKey?: string | null): Promise<PaymentStart> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const key = idempotencyKey?.trim() || null;
   if (key) {
     const replay = await claimKey<PaymentStart>(ctx.em, viewer.userId, key, requestHash({ operation: 'startPayment', orderId, methodId }));
@@ -74,8 +73,8 @@ async function start(ctx: Context, userId: number, orderId: number, methodId: nu
     // Another method replaces the waiting one; its card intent (if any) is dropped after commit.
     const replaced = await replaceWaiting(tx, orderId);
     const [row] = await tx.execute<{ id: number }[]>(
-      `insert into payments (order_id, method_id, provider, status, amount_cents, currency) values (?, ?, ?, 'pending', ?, ?) returning id`,
-      [orderId, method.id, method.provider, order.total_cents, ctx.services.config.payments.currency],
+      `insert into payments (order_id, method_id, provider, status, amount_cents, currency) values (?, ?, ?, ?, ?, ?) returning id`,
+      [orderId, method.id, method.provider, 'pending', order.total_cents, ctx.services.config.payments.currency],
     );
     return { payment: (await lockPayment(tx, row.id))!, replaced };
   });
