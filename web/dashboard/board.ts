@@ -77,7 +77,7 @@ export function boardView(root: Element): () => void {
     else if (order.status === 'preparing') actions.append(step('ready'));
     return h(
       'article',
-      { class: `order${fresh.has(order.id) ? ' fresh' : ''}`, 'data-order-id': order.id, 'data-status': order.status },
+      { class: `order${fresh.has(order.id) && order.status === 'pending_acceptance' ? ' fresh' : ''}`, 'data-order-id': order.id, 'data-status': order.status },
       h('header', {}, h('strong', {}, `#${order.id}`), ' ', h('span', { class: 'status' }, label(order.status)), h('time', {}, time(order.createdAt))),
       h('p', { class: 'store' }, order.store.name),
       h('ul', { class: 'items' }, ...order.items.map((i) => h('li', {}, `${i.quantity} × ${i.productName}`))),
