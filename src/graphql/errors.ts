@@ -6,7 +6,8 @@
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import type { ValidationError } from 'class-validator';
-import { AppError, FieldErrors } from '../common/errors';
+import { AppError } from '../common/errors';
+import { flattenValidationErrors } from '../common/validation';
 
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
@@ -16,17 +17,6 @@ export function toAppError(error: unknown): AppError | undefined {
   }
   if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
   return undefined;
-}
-
-/** class-validator's tree -> `{ "items.0.quantity": ["..."] }`. */
-export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
-  const fields: FieldErrors = {};
-  for (const error of errors) {
-    const path = prefix ? `${prefix}.${error.property}` : error.property;
-    if (error.constraints) fields[path] = Object.values(error.constraints);
-    Object.assign(fields, flattenValidationErrors(error.children ?? [], path));
-  }
-  return fields;
 }
 
 /** Apollo's formatError: codes in extensions, internal errors masked outside development. */
