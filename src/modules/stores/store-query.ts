@@ -36,17 +36,26 @@ const ORDER_BY: Record<StoreSort, string> = {
   popularity: 's.order_count desc, s.rating desc',
 };
 
-/** The SQL `where` of active stores matching the filter, with its parameters. */
-export function storeConditions(filter: StoreFilter): { where: string; params: unknown[]; distance: string } {
+/**
+ * The SQL `where` of active stores matching the filter, with its parameters. With a point,
+ * the stores in the earth_box of the largest radius come from the position index (covering:
+ * the count and rankings never read the wide store rows); the exact distance checks follow.
+ * `box: false` leaves the box out: a nearest-first walk of the same index needs no box.
+ */
+export function storeConditions(
+  filter: StoreFilter,
+  { box = true }: { box?: boolean } = {},
+): { where: string; params: unknown[]; distance: string; here: string | null } {
   const conditions = ['s.is_active'];
   const params: unknown[] = [];
   let distance = 'null::float8';
+  let here: string | null = null;
   if (filter.point) {
     // A constant the planner folds once (validated finite numbers: no strings reach SQL).
-    const here = `ll_to_earth(${Number(filter.point.lat)}, ${Number(filter.point.lng)})`;
+    here = `ll_to_earth(${Number(filter.point.lat)}, ${Number(filter.point.lng)})`;
     distance = `earth_distance(s.earth, ${here})`;
     const boxKm = Math.min(filter.radiusKm ?? MAX_DELIVERY_RADIUS_KM, MAX_DELIVERY_RADIUS_KM);
-    conditions.push(`earth_box(${here}, ${boxKm * 1000}) @> s.earth`);
+    if (box) conditions.push(`earth_box(${here}, ${boxKm * 1000}) @> s.earth`);
     conditions.push(`${distance} <= s.delivery_radius_km * 1000`);
     if (filter.radiusKm !== undefined) conditions.push(`${distance} <= ${filter.radiusKm * 1000}`);
   }
@@ -64,19 +73,48 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
     params.push(filter.openAt);
   }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
-  return { where: conditions.join(' and '), params, distance };
+  return { where: conditions.join(' and '), params, distance, here };
 }
 
+type StoreRow = { id: number; distance_m: number | null };
+
+/**
+ * A page of the stores matching the filter, in the sort's order (ties: nearer, then lower id),
+ * and how many match (exact). Sorted by distance, the total is counted from the covering
+ * position index and the page is a nearest-first walk of that index (KNN) that stops after
+ * offset + limit matches, used whenever the total shows that many exist (so the walk never
+ * runs to the end of the city). Otherwise, and for the other sorts, one index-only scan ranks
+ * the matching stores and counts them. docs/decisions.md "City scale".
+ */
 export async function findStores(
   em: EntityManager,
   filter: StoreFilter,
   sort: StoreSort,
   page: { limit: number; offset: number },
 ): Promise<{ stores: Store[]; total: number }> {
+  if (filter.point && sort === 'distance') {
+    const total = await countStores(em, filter);
+    if (total <= page.offset) return { stores: [], total };
+    // A full page exists, so the walk ends after offset + limit matches, never at the box's end.
+    if (total >= page.offset + page.limit) {
+      const { where, params, distance, here } = storeConditions(filter, { box: false });
+      // `<->` orders by chord length, which earth_distance grows with; WITH TIES keeps every
+      // store as near as the last one, so re-sorting by (distance, id) gives the same page as
+      // the full sort (PostgreSQL cannot add the id tie-break to an index's KNN order).
+      const rows = await em.execute<StoreRow[]>(
+        `select id, distance_m from (
+           select s.id, ${distance} as distance_m from stores s where ${where}
+           order by s.earth <-> ${here} fetch first ? rows with ties) k
+         order by distance_m, id limit ? offset ?`,
+        [...params, page.offset + page.limit, page.limit, page.offset],
+      );
+      return { stores: await loadInOrder(em, rows), total };
+    }
+  }
   const { where, params, distance } = storeConditions(filter);
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
   // One scan answers the page and the total (a second scan would cost as much again).
-  const rows = await em.execute<{ id: number; distance_m: number | null; total: string }[]>(
+  const rows = await em.execute<(StoreRow & { total: string })[]>(
     `select s.id, ${distance} as distance_m, count(*) over () as total
      from stores s
      where ${where}
@@ -96,7 +134,7 @@ export async function countStores(em: EntityManager, filter: StoreFilter): Promi
 }
 
 /** Loads the stores of `rows` keeping the query's order, each with its distance. */
-async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: number | null }[]): Promise<Store[]> {
+async function loadInOrder(em: EntityManager, rows: StoreRow[]): Promise<Store[]> {
   if (rows.length === 0) return [];
   const found = new Map((await em.find(Store, { id: { $in: rows.map((r) => r.id) } })).map((s) => [s.id, s]));
   return rows.map((row) => {
