@@ -5,11 +5,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, conflict, forbidden, invalidField } from '../../common/errors';
 import { normalizePhone } from '../../common/phone';
-import { Context } from '../../context';
+import { Context, viewerOf } from '../../context';
 import { User } from '../users/user.entity';
 import { findUserByPhone, getUser, rememberDevice } from '../users/user.service';
 import { consumeCode, issueCode, withdrawCode } from './otp.service';
-import { IssuedToken, issueToken, requireViewer, revokeToken } from './token.service';
+import { IssuedToken, issueToken, revokeToken } from './token.service';
 
 export interface CodeSent {
   phoneNumber: string;
@@ -49,7 +49,7 @@ export async function sendOtp(ctx: Context, rawPhone: string): Promise<CodeSent>
 export async function verifyOtp(ctx: Context, input: { phoneNumber: string; verificationCode: string } & DeviceInput): Promise<Session> {
   const phoneNumber = normalize(ctx, input.phoneNumber);
   await consumeCode(ctx, phoneNumber, input.verificationCode.trim());
-  const user = await findUserByPhone(ctx.em, phoneNumber);
+  const user = await findUserByPhone(ctx, phoneNumber);
   if (user) {
     await rememberDevice(ctx.em, user.id, input);
     return { userExists: true, phoneNumber, token: issueToken(ctx, user.id), user };
@@ -75,7 +75,7 @@ export async function completeProfile(
   );
   if (verified.length === 0) throw forbidden('The phone number has not been verified.');
   const exists = conflict('A user with this phone number already exists.');
-  if (await findUserByPhone(ctx.em, phoneNumber)) throw exists;
+  if (await findUserByPhone(ctx, phoneNumber)) throw exists;
   try {
     const user = await ctx.em.transactional(async (tx) => {
       const created = tx.create(User, {
@@ -95,11 +95,11 @@ export async function completeProfile(
 }
 
 export async function me(ctx: Context): Promise<User> {
-  return getUser(ctx.em, requireViewer(ctx.viewer, ctx.authError).userId);
+  return getUser(ctx, viewerOf(ctx).userId);
 }
 
 export async function logout(ctx: Context): Promise<void> {
-  await revokeToken(ctx, requireViewer(ctx.viewer, ctx.authError));
+  await revokeToken(ctx, viewerOf(ctx));
 }
 
 function normalize(ctx: Context, raw: string): string {
