@@ -6,6 +6,7 @@ import { Factory, northOf } from './helpers/factories';
 import { onlineDriver, orderWorld, OrderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
+import { countStatements } from './helpers/statements';
 
 /**
  * Upper bounds, statement by statement: the token check, the list, and one batch per nested
@@ -27,14 +28,9 @@ beforeEach(async () => {
   w = await orderWorld(server, make);
 });
 
-/** Runs `call` and counts the SQL statements it sent. */
+/** Runs `call` (a list answering `rows` orders) and counts the SQL statements it sent. */
 async function statements(call: () => Promise<{ status: number; body: { data: unknown[] } }>, rows: number): Promise<number> {
-  let count = 0;
-  const knex = server.db.orm.em.getConnection().getKnex();
-  const onQuery = () => count++;
-  knex.on('query', onQuery);
-  const res = await call();
-  knex.off('query', onQuery);
+  const { count, result: res } = await countStatements(server, call);
   expect(res.status).toBe(200);
   expect(res.body.data).toHaveLength(rows);
   return count;
