@@ -10,13 +10,20 @@ import { parseArgs } from 'node:util';
 
 async function main() {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '12111' }, webhook: { type: 'string', default: 'http://localhost:3000/api/v1/payments/webhooks/stripe' } },
+    options: {
+      port: { type: 'string', default: '12111' },
+      webhook: { type: 'string', default: 'http://localhost:3000/api/v1/payments/webhooks/stripe' },
+    },
   });
   const fake = new FakeStripe();
   fake.webhookUrl = values.webhook;
   const url = await fake.start(Number(values.port));
   console.log(`fake Stripe on ${url}; webhooks to ${values.webhook}. Start the service with:`);
-  console.log(Object.entries({ ...FAKE_STRIPE_KEYS, STRIPE_API_URL: url }).map(([k, v]) => `${k}=${v}`).join(' ') + ' npm start');
+  console.log(
+    Object.entries({ ...FAKE_STRIPE_KEYS, STRIPE_API_URL: url })
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') + ' npm start',
+  );
 }
 
 main().catch((error) => {

@@ -27,8 +27,10 @@ beforeEach(async () => {
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const detail = async (id: number) => (await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token })).body.data;
-const storeStep = (id: number, step: string, body?: unknown) => server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: w.owner.token });
-const driverStep = (id: number, step: string, token: string) => server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const storeStep = (id: number, step: string, body?: unknown) =>
+  server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: w.owner.token });
+const driverStep = (id: number, step: string, token: string) =>
+  server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
 const near = () => northOf({ lat: w.owner.store.latitude, lng: w.owner.store.longitude }, 0.5);
 
 async function newOrder(body = cart(w)): Promise<number> {
@@ -59,18 +61,33 @@ describe('card journeys', () => {
     const { id, intent } = await authorisedCardOrder(cart(w, { code_promo: 'SAVE20' }));
     // 2 × (60 + 25 large + 8 cheese) + 12 cola = 198; + 15 delivery - 20 promo = 193.
     const placed = await detail(id);
-    const lines = placed.items.map((i: any) => (i.base_price + [...i.options, ...i.supplements].reduce((s: number, e: any) => s + e.price, 0)) * i.quantity);
+    const lines = placed.items.map(
+      (i: any) => (i.base_price + [...i.options, ...i.supplements].reduce((s: number, e: any) => s + e.price, 0)) * i.quantity,
+    );
     expect(lines).toEqual([186, 12]);
     expect(placed).toMatchObject({ subtotal: 198, delivery_fee: 15, discount: 20, total: 193 });
     expect(placed.payment).toMatchObject({ status: 'authorized', amount: 193, captured_amount: 0 });
-    expect(fake.intents.get(intent)).toMatchObject({ amount: 19300, currency: 'mad', capture_method: 'manual', status: 'requires_capture' });
+    expect(fake.intents.get(intent)).toMatchObject({
+      amount: 19300,
+      currency: 'mad',
+      capture_method: 'manual',
+      status: 'requires_capture',
+    });
 
     expect((await deliver(id)).status).toBe(200);
     const captures = fake.calls('POST', /\/capture$/);
     expect(captures).toHaveLength(1);
-    expect(captures[0]).toMatchObject({ path: `/v1/payment_intents/${intent}/capture`, idempotencyKey: 'capture-payment-1', params: { amount_to_capture: '19300' } });
+    expect(captures[0]).toMatchObject({
+      path: `/v1/payment_intents/${intent}/capture`,
+      idempotencyKey: 'capture-payment-1',
+      params: { amount_to_capture: '19300' },
+    });
     const delivered = await detail(id);
-    expect(delivered).toMatchObject({ status: 'delivered', total: 193, payment: { status: 'captured', amount: 193, captured_amount: 193 } });
+    expect(delivered).toMatchObject({
+      status: 'delivered',
+      total: 193,
+      payment: { status: 'captured', amount: 193, captured_amount: 193 },
+    });
     expect(delivered.timeline.map((t: { status: string }) => t.status)).toEqual([
       'pending_acceptance',
       'payment_authorized',
@@ -94,7 +111,12 @@ describe('card journeys', () => {
     expect(fake.intents.get(intent)!.status).toBe('canceled');
     const order = await detail(id);
     expect(order.payment).toMatchObject({ status: 'released', captured_amount: 0 });
-    expect(order.timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'payment_authorized', 'rejected', 'payment_released']);
+    expect(order.timeline.map((t: { status: string }) => t.status)).toEqual([
+      'pending_acceptance',
+      'payment_authorized',
+      'rejected',
+      'payment_released',
+    ]);
     expect(fake.calls('POST', /\/capture$/)).toHaveLength(0);
   });
 
@@ -103,7 +125,11 @@ describe('card journeys', () => {
     await server.db.orm.em.fork().execute(`update orders set created_at = now() - interval '11 minutes' where id = ?`, [id]);
     expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services, createLogger('silent'), 600)).toBe(1);
     expect(fake.intents.get(intent)!.status).toBe('canceled');
-    expect((await detail(id))).toMatchObject({ status: 'rejected', rejection_reason: 'not_accepted_in_time', payment: { status: 'released' } });
+    expect(await detail(id)).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'not_accepted_in_time',
+      payment: { status: 'released' },
+    });
   });
 
   it('cancelled by the customer before the store answered -> released', async () => {
@@ -118,7 +144,9 @@ describe('card journeys', () => {
     const started = await startPayment(server, w, id, 'card');
     const early = await storeStep(id, 'accept');
     expect(early.status).toBe(422);
-    expect(early.body.errors).toEqual({ payment: ['The card payment is pending; the order waits for its authorisation (or another method).'] });
+    expect(early.body.errors).toEqual({
+      payment: ['The card payment is pending; the order waits for its authorisation (or another method).'],
+    });
     expect((await detail(id)).status).toBe('pending_acceptance');
     await authorizeCard(server, fake, intentOf(started.body));
     expect((await storeStep(id, 'accept')).status).toBe(200);

@@ -100,7 +100,17 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
   });
 
   it('ignores events of payments that are not ours', async () => {
-    const res = await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { id: 'pi_unknown', object: 'payment_intent', amount: 100, currency: 'mad', status: 'requires_capture', metadata: {} }));
+    const res = await postWebhook(
+      server,
+      fake.event('payment_intent.amount_capturable_updated', {
+        id: 'pi_unknown',
+        object: 'payment_intent',
+        amount: 100,
+        currency: 'mad',
+        status: 'requires_capture',
+        metadata: {},
+      }),
+    );
     expect(res.body).toEqual({ received: true, outcome: 'ignored' });
     expect((await postWebhook(server, fake.event('customer.created', { id: 'cus_1', object: 'customer' }))).body.outcome).toBe('ignored');
   });
@@ -119,9 +129,14 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       expect(['released', 'cancelled']).toContain(order.payment.status);
       expect(fake.intents.get(intent)!.status).toBe('canceled');
       // A late replay of the authorisation cannot bring it back.
-      await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { ...fake.intents.get(intent)!, status: 'requires_capture' }));
+      await postWebhook(
+        server,
+        fake.event('payment_intent.amount_capturable_updated', { ...fake.intents.get(intent)!, status: 'requires_capture' }),
+      );
       expect(['released', 'cancelled']).toContain((await detail(id)).payment.status);
-      expect(await sql(`select count(*)::int as n from payments where status in ('pending', 'requires_action', 'authorized')`)).toEqual([{ n: 0 }]);
+      expect(await sql(`select count(*)::int as n from payments where status in ('pending', 'requires_action', 'authorized')`)).toEqual([
+        { n: 0 },
+      ]);
     }
   });
 
@@ -129,7 +144,15 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     const { id, intent } = await cardOrder();
     await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized')));
     await sql(`update payments set status = 'captured', amount_captured_cents = 21300`);
-    const charge = { id: 'ch_1', object: 'charge', payment_intent: intent, amount: 21300, amount_captured: 21300, currency: 'mad', metadata: {} };
+    const charge = {
+      id: 'ch_1',
+      object: 'charge',
+      payment_intent: intent,
+      amount: 21300,
+      amount_captured: 21300,
+      currency: 'mad',
+      metadata: {},
+    };
     expect((await postWebhook(server, fake.event('charge.refunded', { ...charge, amount_refunded: 5000 }))).body.outcome).toBe('applied');
     expect((await detail(id)).payment).toMatchObject({ status: 'partially_refunded', refunded_amount: 50 });
     expect((await postWebhook(server, fake.event('charge.refunded', { ...charge, amount_refunded: 21300 }))).body.outcome).toBe('applied');
@@ -182,7 +205,12 @@ describe('orderUpdates', () => {
         { seq: 3, type: 'status', status: 'rejected', paymentStatus: null },
       ]);
       const timeline = (await detail(id)).timeline;
-      expect(timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'payment_authorized', 'rejected', 'payment_released']);
+      expect(timeline.map((t: { status: string }) => t.status)).toEqual([
+        'pending_acceptance',
+        'payment_authorized',
+        'rejected',
+        'payment_released',
+      ]);
     } finally {
       await client.dispose();
     }

@@ -123,7 +123,12 @@ describe('POST /api/v1/payments', () => {
     fake.nextCreate('requires_action');
     const res = await startPayment(server, w, await newOrder(), 'card');
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ status: 'requires_action', requires_action: true, next_action: 'confirm_card', client_secret: expect.any(String) });
+    expect(res.body.data).toMatchObject({
+      status: 'requires_action',
+      requires_action: true,
+      next_action: 'confirm_card',
+      client_secret: expect.any(String),
+    });
   });
 
   it('records cash with nothing more to do', async () => {
@@ -148,7 +153,9 @@ describe('POST /api/v1/payments', () => {
     const empty = await server.http.post('/api/v1/payments', {}, { token: w.customer.token });
     expect(empty.status).toBe(422);
     expect(Object.keys(empty.body.errors).sort()).toEqual(['order_id', 'payment_method_id']);
-    expect((await startPayment(server, w, id, 999)).body.errors).toEqual({ payment_method_id: ['The selected payment method is not available.'] });
+    expect((await startPayment(server, w, id, 999)).body.errors).toEqual({
+      payment_method_id: ['The selected payment method is not available.'],
+    });
     expect(creations()).toHaveLength(0);
   });
 
@@ -162,7 +169,9 @@ describe('POST /api/v1/payments', () => {
 
     const rejected = await newOrder();
     await server.http.post(`/api/v1/store/orders/${rejected}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
-    expect((await startPayment(server, w, rejected, 'card')).body.errors).toEqual({ order_id: ['The order is rejected and cannot be paid any more.'] });
+    expect((await startPayment(server, w, rejected, 'card')).body.errors).toEqual({
+      order_id: ['The order is rejected and cannot be paid any more.'],
+    });
     const cancelled = await newOrder();
     await server.http.post(`/api/v1/customer/orders/${cancelled}/cancel`, undefined, { token: w.customer.token });
     expect((await startPayment(server, w, cancelled, 'cash')).status).toBe(422);
@@ -241,7 +250,11 @@ describe('GraphQL', () => {
       payment: { paymentId: 1, status: 'pending', nextAction: 'confirm_card', method: { code: 'card' } },
     });
     await authorizeCard(server, fake, [...fake.intents.keys()][0]);
-    const order = await server.http.graphql(`query($id: Int!) { myOrder(id: $id) { payment { status amount currency } timeline { type status seq } } }`, { id }, { token: w.customer.token });
+    const order = await server.http.graphql(
+      `query($id: Int!) { myOrder(id: $id) { payment { status amount currency } timeline { type status seq } } }`,
+      { id },
+      { token: w.customer.token },
+    );
     expect(order.body.data.myOrder).toEqual({
       payment: { status: 'authorized', amount: 213, currency: 'MAD' },
       timeline: [

@@ -80,12 +80,18 @@ export class FakeStripe {
   /** Plays the app's SDK confirming the card: authorised, 3-D Secure asked, or declined. */
   confirm(id: string, outcome: 'authorized' | 'requires_action' | 'declined'): Intent {
     const intent = this.intents.get(id)!;
-    if (outcome === 'authorized') Object.assign(intent, { status: 'requires_capture', amount_capturable: intent.amount, last_payment_error: null });
+    if (outcome === 'authorized')
+      Object.assign(intent, { status: 'requires_capture', amount_capturable: intent.amount, last_payment_error: null });
     if (outcome === 'requires_action') Object.assign(intent, { status: 'requires_action', next_action: { type: 'use_stripe_sdk' } });
     if (outcome === 'declined') {
       Object.assign(intent, {
         status: 'requires_payment_method',
-        last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+        last_payment_error: {
+          type: 'card_error',
+          code: 'card_declined',
+          decline_code: 'insufficient_funds',
+          message: 'Your card has insufficient funds.',
+        },
       });
     }
     return { ...intent };
@@ -138,9 +144,11 @@ export class FakeStripe {
     };
 
     const control = /^\/_fake\/payment_intents\/(pi_\w+)\/confirm$/.exec(url.pathname);
-    if (control && req.method === 'POST') return void this.confirmAndNotify(control[1], url.searchParams.get('outcome') ?? 'authorized', send);
+    if (control && req.method === 'POST')
+      return void this.confirmAndNotify(control[1], url.searchParams.get('outcome') ?? 'authorized', send);
     const match = /^\/v1\/payment_intents(?:\/(pi_\w+))?(?:\/(capture|cancel))?$/.exec(url.pathname);
-    if (!match) return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
+    if (!match)
+      return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
     const [, id, action] = match;
     if (!id && req.method === 'POST') {
       const mode = this.createModes.shift() ?? 'ok';
@@ -155,19 +163,29 @@ export class FakeStripe {
       return answer(200, intent);
     }
     const intent = id ? this.intents.get(id) : undefined;
-    if (!intent) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${id}'` } });
+    if (!intent)
+      return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${id}'` } });
     if (req.method === 'GET') return send(200, intent);
     if (action === 'capture') {
       const mode = this.captureModes.shift() ?? 'ok';
       if (mode === 500) return send(500, { error: { type: 'api_error', message: 'Simulated Stripe outage' } });
       if (intent.status !== 'requires_capture') return answer(400, unexpectedState(intent));
       const amount = Number(params.amount_to_capture ?? intent.amount);
-      Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0, latest_charge: `ch_${intent.id.slice(3)}` });
+      Object.assign(intent, {
+        status: 'succeeded',
+        amount_received: amount,
+        amount_capturable: 0,
+        latest_charge: `ch_${intent.id.slice(3)}`,
+      });
       return answer(200, intent);
     }
     if (action === 'cancel') {
       if (['succeeded', 'canceled'].includes(intent.status)) return answer(400, unexpectedState(intent));
-      Object.assign(intent, { status: 'canceled', cancellation_reason: params.cancellation_reason ?? 'requested_by_customer', amount_capturable: 0 });
+      Object.assign(intent, {
+        status: 'canceled',
+        cancellation_reason: params.cancellation_reason ?? 'requested_by_customer',
+        amount_capturable: 0,
+      });
       return answer(200, intent);
     }
     return send(400, { error: { type: 'invalid_request_error', message: 'Unsupported request' } });
@@ -179,11 +197,19 @@ export class FakeStripe {
       return send(404, { error: { message: `No such payment_intent or outcome: ${id} ${outcome}` } });
     }
     const intent = this.confirm(id, outcome as 'authorized');
-    const type = { authorized: 'payment_intent.amount_capturable_updated', requires_action: 'payment_intent.requires_action', declined: 'payment_intent.payment_failed' }[outcome]!;
+    const type = {
+      authorized: 'payment_intent.amount_capturable_updated',
+      requires_action: 'payment_intent.requires_action',
+      declined: 'payment_intent.payment_failed',
+    }[outcome]!;
     let webhook: unknown = null;
     if (this.webhookUrl) {
       const payload = JSON.stringify(this.event(type, intent));
-      const res = await fetch(this.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': FakeStripe.sign(payload) }, body: payload });
+      const res = await fetch(this.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': FakeStripe.sign(payload) },
+        body: payload,
+      });
       webhook = { status: res.status, body: await res.json().catch(() => null) };
     }
     send(200, { intent, webhook });

@@ -29,13 +29,23 @@ export function useStripeServer(ready: (server: TestServer, make: Factory, fake:
 /** Ids of the methods the migration adds. */
 export const METHOD = { card: 1, cash: 2 };
 
-export function startPayment(server: TestServer, w: OrderWorld, orderId: number, method: keyof typeof METHOD | number, headers?: Record<string, string>) {
+export function startPayment(
+  server: TestServer,
+  w: OrderWorld,
+  orderId: number,
+  method: keyof typeof METHOD | number,
+  headers?: Record<string, string>,
+) {
   const payment_method_id = typeof method === 'number' ? method : METHOD[method];
   return server.http.post('/api/v1/payments', { order_id: orderId, payment_method_id }, { token: w.customer.token, headers });
 }
 
 /** POSTs an event to the Stripe webhook, signed unless `signature` is given. */
-export function postWebhook(server: TestServer, event: Record<string, unknown>, opts: { signature?: string; secret?: string; timestamp?: number } = {}) {
+export function postWebhook(
+  server: TestServer,
+  event: Record<string, unknown>,
+  opts: { signature?: string; secret?: string; timestamp?: number } = {},
+) {
   const raw = JSON.stringify(event);
   const signature = opts.signature ?? FakeStripe.sign(raw, opts.secret, opts.timestamp);
   return server.http.request('POST', '/api/v1/payments/webhooks/stripe', undefined, { raw, headers: { 'stripe-signature': signature } });

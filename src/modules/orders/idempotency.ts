@@ -19,9 +19,15 @@ export function requestHash(input: unknown): string {
     Array.isArray(value)
       ? value.map(canonical)
       : value && typeof value === 'object'
-        ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+          )
         : value;
-  return createHash('sha256').update(JSON.stringify(canonical(input))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(input)))
+    .digest('hex');
 }
 
 /**
@@ -40,7 +46,7 @@ export async function claimKey<T>(em: EntityManager, userId: number, key: string
   );
   if (!row) return claimKey<T>(em, userId, key, hash); // the first request failed and freed it just now
   if (row.request_hash !== hash) throw invalidField('idempotencyKey', 'This Idempotency-Key was used for a different request.');
-  if (row.response) return typeof row.response === 'string' ? JSON.parse(row.response) : row.response;
+  if (row.response) return typeof row.response === 'string' ? (JSON.parse(row.response) as T) : row.response;
   if (row.age > ABANDONED_AFTER_SECONDS) {
     const taken = await em.execute(
       `update idempotency_keys set created_at = now() where user_id = ? and key = ? and response is null and created_at < now() - make_interval(secs => ?) returning key`,

@@ -11,7 +11,12 @@ import { settlePayments, SettleDeps } from './payment-lifecycle';
 
 export type EventOutcome = Outcome | 'duplicate';
 
-export async function applyProviderEvent(em: EntityManager, deps: SettleDeps, provider: string, event: ProviderEvent): Promise<EventOutcome> {
+export async function applyProviderEvent(
+  em: EntityManager,
+  deps: SettleDeps,
+  provider: string,
+  event: ProviderEvent,
+): Promise<EventOutcome> {
   const result = await em.transactional(async (tx) => {
     const claimed = await tx.execute(
       `insert into payment_webhook_events (provider, event_id, type, outcome) values (?, ?, ?, 'ignored') on conflict do nothing returning event_id`,
@@ -21,11 +26,19 @@ export async function applyProviderEvent(em: EntityManager, deps: SettleDeps, pr
     const paymentId = event.payment ? await findPayment(tx, provider, event.payment) : null;
     if (!paymentId) return { outcome: 'ignored' as const, events: [], paymentId };
     const { outcome, events } = await applyReport(tx, paymentId, event.payment!, deps.logger);
-    await tx.execute(`update payment_webhook_events set outcome = ?, payment_id = ? where provider = ? and event_id = ?`, [outcome, paymentId, provider, event.id]);
+    await tx.execute(`update payment_webhook_events set outcome = ?, payment_id = ? where provider = ? and event_id = ?`, [
+      outcome,
+      paymentId,
+      provider,
+      event.id,
+    ]);
     return { outcome, events, paymentId };
   });
   publishEvents(deps.pubSub, result.events);
-  deps.logger.info({ provider, eventId: event.id, type: event.type, paymentId: result.paymentId, outcome: result.outcome }, 'payment event');
+  deps.logger.info(
+    { provider, eventId: event.id, type: event.type, paymentId: result.paymentId, outcome: result.outcome },
+    'payment event',
+  );
   // The event may have made a call due (an authorisation nobody wants any more is released).
   if (result.paymentId && result.outcome === 'applied') await settlePayments(em, deps, [result.paymentId]);
   return result.outcome;
@@ -34,10 +47,16 @@ export async function applyProviderEvent(em: EntityManager, deps: SettleDeps, pr
 /** By the provider's id; or, when the answer carrying it was lost, by our id in its metadata. */
 async function findPayment(tx: EntityManager, provider: string, reported: ProviderPayment): Promise<number | null> {
   if (reported.ref) {
-    const [byRef] = await tx.execute<{ id: number }[]>(`select id from payments where provider = ? and provider_ref = ?`, [provider, reported.ref]);
+    const [byRef] = await tx.execute<{ id: number }[]>(`select id from payments where provider = ? and provider_ref = ?`, [
+      provider,
+      reported.ref,
+    ]);
     if (byRef) return byRef.id;
   }
   if (!reported.paymentId) return null;
-  const [byId] = await tx.execute<{ id: number }[]>(`select id from payments where id = ? and provider = ? and provider_ref is null`, [reported.paymentId, provider]);
+  const [byId] = await tx.execute<{ id: number }[]>(`select id from payments where id = ? and provider = ? and provider_ref is null`, [
+    reported.paymentId,
+    provider,
+  ]);
   return byId?.id ?? null;
 }

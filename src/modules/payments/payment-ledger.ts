@@ -50,7 +50,12 @@ export async function paymentsOfOrder(em: EntityManager, orderId: number): Promi
 }
 
 /** One `payment` event on the order's timeline and live stream. */
-export function paymentEvent(tx: EntityManager, row: PaymentRow, status: PaymentStatus, amountCents = row.amount_cents): Promise<OrderEventMessage> {
+export function paymentEvent(
+  tx: EntityManager,
+  row: PaymentRow,
+  status: PaymentStatus,
+  amountCents = row.amount_cents,
+): Promise<OrderEventMessage> {
   return appendEvent(tx, row.order_id, 'payment', {
     paymentId: row.id,
     paymentStatus: status,
@@ -69,10 +74,11 @@ export async function setStatus(
   eventAmountCents?: number,
 ): Promise<OrderEventMessage[]> {
   const columns = Object.keys(set);
-  await tx.execute(
-    `update payments set status = ?, updated_at = now()${columns.map((c) => `, ${c} = ?`).join('')} where id = ?`,
-    [status, ...Object.values(set), row.id],
-  );
+  await tx.execute(`update payments set status = ?, updated_at = now()${columns.map((c) => `, ${c} = ?`).join('')} where id = ?`, [
+    status,
+    ...Object.values(set),
+    row.id,
+  ]);
   return isNews(status, row.status) ? [await paymentEvent(tx, row, status, eventAmountCents)] : [];
 }
 
@@ -94,7 +100,12 @@ export async function applyReport(
   if (!row) return { outcome: 'ignored', events: [], row };
   if (reported.amountCents !== row.amount_cents || reported.currency.toLowerCase() !== row.currency) {
     logger.error(
-      { paymentId, orderId: row.order_id, expected: { amount: row.amount_cents, currency: row.currency }, reported: { amount: reported.amountCents, currency: reported.currency, ref: reported.ref } },
+      {
+        paymentId,
+        orderId: row.order_id,
+        expected: { amount: row.amount_cents, currency: row.currency },
+        reported: { amount: reported.amountCents, currency: reported.currency, ref: reported.ref },
+      },
       'payment report refused: amount or currency does not match the order',
     );
     return { outcome: 'refused', events: [], row };

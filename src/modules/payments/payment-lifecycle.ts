@@ -25,7 +25,12 @@ export interface PaymentHookResult {
 }
 
 /** Runs in the transition's transaction, after its conditional UPDATE (the order row is locked). */
-export async function onOrderTransition(tx: EntityManager, orderId: number, name: TransitionName, currency: string): Promise<PaymentHookResult> {
+export async function onOrderTransition(
+  tx: EntityManager,
+  orderId: number,
+  name: TransitionName,
+  currency: string,
+): Promise<PaymentHookResult> {
   switch (name) {
     case 'accept':
       await requireAuthorisedCard(tx, orderId);
@@ -112,7 +117,18 @@ export async function settlePayments(em: EntityManager, deps: SettleDeps, ids: n
 }
 
 async function settleOne(em: EntityManager, deps: SettleDeps, id: number): Promise<void> {
-  const [p] = await em.execute<{ provider: string; provider_ref: string | null; status: string; order_id: number; amount_cents: number; currency: string; capture_requested_at: Date | null; release_requested_at: Date | null }[]>(
+  const [p] = await em.execute<
+    {
+      provider: string;
+      provider_ref: string | null;
+      status: string;
+      order_id: number;
+      amount_cents: number;
+      currency: string;
+      capture_requested_at: Date | null;
+      release_requested_at: Date | null;
+    }[]
+  >(
     `select provider, provider_ref, status, order_id, amount_cents, currency, capture_requested_at, release_requested_at from payments where id = ?`,
     [id],
   );
@@ -129,9 +145,19 @@ async function settleOne(em: EntityManager, deps: SettleDeps, id: number): Promi
     let ref = p.provider_ref;
     if (!ref) {
       // The intent may exist though its answer was lost: asking again with the same key finds it.
-      ref = (await provider.authorize({ paymentId: id, orderId: p.order_id, amountCents: p.amount_cents, currency: p.currency, idempotencyKey: authorizeKey(id) })).ref;
+      ref = (
+        await provider.authorize({
+          paymentId: id,
+          orderId: p.order_id,
+          amountCents: p.amount_cents,
+          currency: p.currency,
+          idempotencyKey: authorizeKey(id),
+        })
+      ).ref;
     }
-    reported = capture ? await provider.capture(ref, p.amount_cents, `capture-payment-${id}`) : await provider.release(ref, `release-payment-${id}`);
+    reported = capture
+      ? await provider.capture(ref, p.amount_cents, `capture-payment-${id}`)
+      : await provider.release(ref, `release-payment-${id}`);
   } catch (error) {
     await em.execute(`update payments set settle_attempts = settle_attempts + 1 where id = ?`, [id]);
     if (capture && error instanceof ProviderError && !error.transient) {
@@ -142,7 +168,12 @@ async function settleOne(em: EntityManager, deps: SettleDeps, id: number): Promi
   }
   if (!reported) return;
   if (capture && reported.status !== 'captured') {
-    await markCaptureFailed(em, deps, id, new ProviderError(`The provider answered ${reported.status} to the capture.`, false, reported.failureCode ?? undefined));
+    await markCaptureFailed(
+      em,
+      deps,
+      id,
+      new ProviderError(`The provider answered ${reported.status} to the capture.`, false, reported.failureCode ?? undefined),
+    );
     return;
   }
   const { events } = await em.transactional((tx) => applyReport(tx, id, reported, deps.logger));
@@ -155,7 +186,10 @@ async function markCaptureFailed(em: EntityManager, deps: SettleDeps, id: number
   const events = await em.transactional(async (tx) => {
     const row = await lockPayment(tx, id);
     if (!row || row.status !== 'authorized') return [];
-    return setStatus(tx, row, 'capture_failed', { failure_code: error.code ?? 'capture_failed', failure_message: error.message.slice(0, 500) });
+    return setStatus(tx, row, 'capture_failed', {
+      failure_code: error.code ?? 'capture_failed',
+      failure_message: error.message.slice(0, 500),
+    });
   });
   publishEvents(deps.pubSub, events);
 }

@@ -28,9 +28,15 @@ export async function reconcilePayments(em: EntityManager, deps: SettleDeps, aft
      order by updated_at limit ?`,
     ['cash', 'authorized', RELEASABLE_STATUSES, BATCH],
   );
-  await settlePayments(em, deps, due.map((r) => r.id));
+  await settlePayments(
+    em,
+    deps,
+    due.map((r) => r.id),
+  );
 
-  const stale = await em.execute<{ id: number; provider: string; provider_ref: string | null; order_id: number; amount_cents: number; currency: string }[]>(
+  const stale = await em.execute<
+    { id: number; provider: string; provider_ref: string | null; order_id: number; amount_cents: number; currency: string }[]
+  >(
     `select id, provider, provider_ref, order_id, amount_cents, currency from payments
      where provider <> ? and status in (?)
        and updated_at < now() - make_interval(secs => ?)
@@ -45,7 +51,13 @@ export async function reconcilePayments(em: EntityManager, deps: SettleDeps, aft
       // Without a ref the first answer was lost: the same idempotency key finds (or makes) its one intent.
       const reported = p.provider_ref
         ? await provider.retrieve(p.provider_ref)
-        : await provider.authorize({ paymentId: p.id, orderId: p.order_id, amountCents: p.amount_cents, currency: p.currency, idempotencyKey: authorizeKey(p.id) });
+        : await provider.authorize({
+            paymentId: p.id,
+            orderId: p.order_id,
+            amountCents: p.amount_cents,
+            currency: p.currency,
+            idempotencyKey: authorizeKey(p.id),
+          });
       const { events, outcome } = await em.transactional((tx) => applyReport(tx, p.id, reported, deps.logger));
       publishEvents(deps.pubSub, events);
       // Looked at now: the next run asks again only after another `afterSeconds`.

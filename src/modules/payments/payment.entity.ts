@@ -14,8 +14,14 @@ import { PaymentMethod } from './payment-method.entity';
  */
 @Entity({ tableName: 'payments' })
 @Index({ properties: ['order'] })
-@Index({ name: 'payments_live_per_order', expression: `create unique index "payments_live_per_order" on "payments" ("order_id") where status in ('pending', 'requires_action', 'authorized')` })
-@Index({ name: 'payments_unsettled_index', expression: `create index "payments_unsettled_index" on "payments" ("updated_at") where status in ('pending', 'requires_action', 'authorized', 'capture_failed') or capture_requested_at is not null or release_requested_at is not null` })
+@Index({
+  name: 'payments_live_per_order',
+  expression: `create unique index "payments_live_per_order" on "payments" ("order_id") where status in ('pending', 'requires_action', 'authorized')`,
+})
+@Index({
+  name: 'payments_unsettled_index',
+  expression: `create index "payments_unsettled_index" on "payments" ("updated_at") where status in ('pending', 'requires_action', 'authorized', 'capture_failed') or capture_requested_at is not null or release_requested_at is not null`,
+})
 export class Payment {
   @PrimaryKey({ autoincrement: true })
   id!: number;

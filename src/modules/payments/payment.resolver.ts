@@ -15,7 +15,9 @@ export class PaymentResolver {
   }
 
   @Authorized()
-  @Mutation(() => StartPaymentPayload, { description: 'Starts paying one of your orders (spec §4.4). A retry with the same idempotencyKey answers the first result.' })
+  @Mutation(() => StartPaymentPayload, {
+    description: 'Starts paying one of your orders (spec §4.4). A retry with the same idempotencyKey answers the first result.',
+  })
   async startPayment(
     @Arg('input') input: StartPaymentInput,
     @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | null,
@@ -23,13 +25,19 @@ export class PaymentResolver {
   ): Promise<StartPaymentPayload> {
     const { methodId, ...start } = await startPayment(ctx, input.orderId, input.paymentMethodId, idempotencyKey);
     const method = (await paymentMethodById(ctx).load(methodId))!;
-    return { message: start.nextAction === 'none' ? 'Payment recorded.' : 'Confirm the payment with your card.', payment: { ...start, method } };
+    return {
+      message: start.nextAction === 'none' ? 'Payment recorded.' : 'Confirm the payment with your card.',
+      payment: { ...start, method },
+    };
   }
 }
 
 @Resolver(() => Order)
 export class OrderPaymentFieldsResolver {
-  @FieldResolver(() => OrderPaymentType, { nullable: true, description: "The latest payment attempt; null when none was started (cash on delivery)." })
+  @FieldResolver(() => OrderPaymentType, {
+    nullable: true,
+    description: 'The latest payment attempt; null when none was started (cash on delivery).',
+  })
   async payment(@Root() order: Order, @Ctx() ctx: Context): Promise<OrderPaymentType | null> {
     const payment = await latestPaymentOfOrder(ctx).load(order.id);
     if (!payment) return null;

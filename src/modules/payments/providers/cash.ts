@@ -8,20 +8,20 @@ export class CashProvider implements PaymentProvider {
   readonly name = 'cash';
   readonly publicConfig = {};
 
-  async authorize(request: AuthorizeRequest): Promise<ProviderPayment> {
-    return { ref: null, status: 'pending', amountCents: request.amountCents, currency: request.currency };
+  authorize(request: AuthorizeRequest): Promise<ProviderPayment> {
+    return Promise.resolve({ ref: null, status: 'pending', amountCents: request.amountCents, currency: request.currency });
   }
 
   /** The payments module records the collection itself (in the delivery's transaction). */
-  async capture(): Promise<null> {
-    return null;
+  capture(): Promise<null> {
+    return Promise.resolve(null);
   }
 
-  async release(): Promise<null> {
-    return null;
+  release(): Promise<null> {
+    return Promise.resolve(null);
   }
 
-  async retrieve(): Promise<never> {
-    throw new Error('Cash payments have nothing to reconcile.');
+  retrieve(): Promise<never> {
+    return Promise.reject(new Error('Cash payments have nothing to reconcile.'));
   }
 }

@@ -96,7 +96,9 @@ export class StripeProvider implements PaymentProvider {
       return await run();
     } catch (error) {
       const e = error as { type?: string; message?: string; code?: string; statusCode?: number };
-      const transient = ['StripeConnectionError', 'StripeAPIError', 'StripeRateLimitError', 'StripeIdempotencyError'].includes(e.type ?? '') || (e.statusCode ?? 0) >= 500;
+      const transient =
+        ['StripeConnectionError', 'StripeAPIError', 'StripeRateLimitError', 'StripeIdempotencyError'].includes(e.type ?? '') ||
+        (e.statusCode ?? 0) >= 500;
       throw new ProviderError(`Stripe: ${e.message ?? 'request failed'}`, transient, e.code);
     }
   }
