@@ -38,10 +38,7 @@ export class OrderPaymentFieldsResolver {
     nullable: true,
     description: 'The latest payment attempt; null when none was started (cash on delivery).',
   })
-  async payment(@Root() order: Order, @Ctx() ctx: Context): Promise<OrderPaymentType | null> {
-    const payment = await latestPaymentOfOrder(ctx).load(order.id);
-    if (!payment) return null;
-    const { methodId, ...rest } = payment;
-    return { ...rest, method: (await paymentMethodById(ctx).load(methodId))! };
+  payment(@Root() order: Order, @Ctx() ctx: Context): Promise<OrderPaymentType | null> {
+    return latestPaymentOfOrder(ctx).load(order.id);
   }
 }
