@@ -14,7 +14,7 @@ import { Logger } from './common/logger';
 import { Orm } from './db/orm';
 import { Context, createContext } from './graphql/context';
 import { formatGraphQLError } from './graphql/errors';
-import { depthLimit } from './graphql/limits';
+import { limitRules, parseOptions } from './graphql/limits';
 import { createAppPubSub } from './graphql/pubsub';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
@@ -33,8 +33,10 @@ export interface App {
 
 export async function createApp(config: Config, orm: Orm, logger: Logger): Promise<App> {
   const development = config.env === 'development';
-  const events = createAppPubSub(config.redisUrl, logger);
-  const services = createServices(config, logger, events.pubSub);
+  const production = config.env === 'production';
+  const formatOptions = { development, hideSuggestions: production };
+  const events = createAppPubSub(config.redisUrl, logger, config.redisPrefix ?? `${orm.config.get('dbName')}:`);
+  const services = createServices(config, logger, events);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
 
@@ -81,16 +83,13 @@ export async function createApp(config: Config, orm: Orm, logger: Logger): Promi
     next();
   });
 
-  const websocket = startWebSocketServer({
-    httpServer,
-    schema,
-    logger,
-    source: (request) => ({ em: orm.em, services, logger, ip: request.socket.remoteAddress ?? 'unknown' }),
-  });
+  const websocket = startWebSocketServer({ httpServer, schema, config, logger, em: orm.em, services, format: formatOptions });
   const apollo = new ApolloServer<Context>({
     schema,
-    validationRules: [depthLimit()],
-    formatError: (formatted, error) => formatGraphQLError(formatted, error, development),
+    validationRules: limitRules,
+    parseOptions,
+    introspection: !production,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, formatOptions),
     includeStacktraceInErrorResponses: development,
     // main.ts owns SIGTERM/SIGINT and calls close(); Apollo's own handler would start a second,
     // concurrent stop() that the first never finishes waiting for (shutdown hung until forced).
@@ -98,7 +97,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger): Promi
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { serverWillStart: async () => ({ drainServer: () => websocket.dispose() }) },
-      ...(config.env === 'production' ? [ApolloServerPluginLandingPageDisabled()] : []),
+      ...(production ? [ApolloServerPluginLandingPageDisabled()] : []),
     ],
   });
   await apollo.start();

@@ -1,6 +1,8 @@
 /**
  * Live events fan out through Redis when REDIS_URL is set (any number of instances share
- * them), in process otherwise. Payloads are plain JSON: they cross the wire as is.
+ * them), in process otherwise. Payloads are plain JSON: they cross the wire as is. Channels
+ * on Redis carry a prefix (REDIS_PREFIX, by default the database name) so that two
+ * deployments or test runs sharing one Redis never receive each other's `order:1`.
  */
 import { createPubSub, PubSub } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
@@ -10,13 +12,27 @@ import type { OrderEventMessage } from '../modules/orders/order-events';
 
 export type AppPubSub = PubSub<Record<string, [OrderEventMessage]>>;
 
+/** A logged-out token: every instance closes the sockets that authenticated with it. */
+export type TokenEvents = PubSub<{ revoked: [{ jti: string }] }>;
+
 export interface PubSubHandle {
   pubSub: AppPubSub;
+  tokenEvents: TokenEvents;
+  /** Whether the bus answers now (always true in process); /readyz reports it. */
+  ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-export function createAppPubSub(redisUrl?: string, logger?: Logger): PubSubHandle {
-  if (!redisUrl) return { pubSub: createPubSub(), close: async () => undefined };
+export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = ''): PubSubHandle {
+  if (!redisUrl) {
+    const eventTarget = new EventTarget();
+    return {
+      pubSub: createPubSub({ eventTarget }),
+      tokenEvents: createPubSub({ eventTarget }),
+      ping: async () => true,
+      close: async () => undefined,
+    };
+  }
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   for (const client of [publishClient, subscribeClient]) {
@@ -33,13 +49,33 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger): PubSubHandl
   guard(publishClient, 'publish');
   guard(subscribeClient, 'subscribe');
   guard(subscribeClient, 'unsubscribe');
-  const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+  const eventTarget = prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix);
   return {
     pubSub: createPubSub<Record<string, [OrderEventMessage]>>({ eventTarget }),
+    tokenEvents: createPubSub({ eventTarget }),
+    async ping() {
+      if (publishClient.status !== 'ready') return false;
+      return publishClient.ping().then(
+        () => true,
+        () => false,
+      );
+    },
     async close() {
       // quit() lets queued commands finish; a client that never connected is just dropped.
       await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect())));
     },
+  };
+}
+
+type Target = ReturnType<typeof createRedisEventTarget>;
+
+/** The same event target with every channel name prefixed (listeners see the bare name). */
+function prefixed(target: Target, prefix: string): Target {
+  if (!prefix) return target;
+  return {
+    addEventListener: (topic, listener) => target.addEventListener(prefix + topic, listener),
+    removeEventListener: (topic, listener) => target.removeEventListener(prefix + topic, listener),
+    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent).detail })),
   };
 }
 

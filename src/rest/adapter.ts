@@ -11,10 +11,12 @@ import {
   Kind,
   OperationDefinitionNode,
   parse,
+  specifiedRules,
   validate,
 } from 'graphql';
 import { AppError, validationFailed } from '../common/errors';
 import { Context } from '../graphql/context';
+import { limitRules, parseOptions } from '../graphql/limits';
 import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';
 import { sendError } from './respond';
@@ -30,8 +32,9 @@ export interface CompiledRoute extends RestRoute {
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   return routes.map((route) => {
     const where = `${route.method} ${route.path}`;
-    const ast = parse(route.document);
-    const problems = validate(schema, ast).map((e) => e.message);
+    const ast = parse(route.document, parseOptions);
+    // The limits of /graphql hold for every row; a row's document is fixed, so once is enough.
+    const problems = validate(schema, ast, [...specifiedRules, ...limitRules]).map((e) => e.message);
     const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     if (operations.length !== 1) problems.push('the document must hold exactly one operation');
     const operation = operations[0];

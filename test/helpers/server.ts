@@ -42,6 +42,8 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     // Every test request comes from 127.0.0.1: the IP caps are tested on their own.
     OTP_MAX_PER_IP_PER_HOUR: '100000',
     OTP_MAX_PER_IP_PER_DAY: '100000',
+    WS_MAX_SOCKETS_PER_IP: '100000',
+    WS_CONNECTIONS_PER_IP_PER_MINUTE: '100000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });

@@ -108,7 +108,10 @@ export class AuthService {
   }
 
   async logout(ctx: Context): Promise<void> {
-    await this.tokens.revoke(ctx.em, requireViewer(ctx.viewer, ctx.authError));
+    const viewer = requireViewer(ctx.viewer, ctx.authError);
+    await this.tokens.revoke(ctx.em, viewer);
+    // Open sockets of this token close now; the websocket's periodic re-check covers a lost notice.
+    ctx.services.tokenEvents.publish('revoked', { jti: viewer.tokenId });
   }
 
   private normalize(raw: string): string {
