@@ -12,16 +12,16 @@ import { Config } from './config';
 import { AppError } from './common/errors';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
-import { Context, createContext } from './graphql/context';
+import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
-import { createAppPubSub } from './graphql/pubsub';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
 import { sendAppError, sendError } from './rest/respond';
 import { restRoutes } from './rest/routes';
 import { openApiDocument } from './rest/openapi';
+import { createAppPubSub } from './pubsub';
 import { createServices, Services } from './services';
 
 export interface App {

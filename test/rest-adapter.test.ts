@@ -21,7 +21,7 @@ import {
 } from 'graphql';
 import { notFound, validationFailed } from '../src/common/errors';
 import { createLogger } from '../src/common/logger';
-import { Context } from '../src/graphql/context';
+import { Context } from '../src/context';
 import { compileRoutes, restRouter } from '../src/rest/adapter';
 import { RestRoute } from '../src/rest/route';
 import { HttpClient } from './helpers/http';

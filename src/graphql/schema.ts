@@ -18,7 +18,7 @@ import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker } from './auth-checker';
-import { AppPubSub, createAppPubSub } from './pubsub';
+import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
   AuthResolver,

@@ -12,7 +12,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { WebSocket } from 'ws';
 import { Config } from '../config';
 import { Logger } from '../common/logger';
-import type { Viewer } from '../modules/auth/token.service';
+import type { Viewer } from '../context';
 
 export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
 

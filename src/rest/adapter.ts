@@ -15,7 +15,7 @@ import {
   validate,
 } from 'graphql';
 import { AppError, validationFailed } from '../common/errors';
-import { Context } from '../graphql/context';
+import { Context } from '../context';
 import { limitRules, parseOptions } from '../graphql/limits';
 import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { MessagePayload } from '../../common/message-payload';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { AddressInput, UpdateAddressInput } from './address.inputs';
 import { UserAddress } from './address.entity';
 import * as addresses from './address.service';

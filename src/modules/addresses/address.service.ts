@@ -1,7 +1,7 @@
 /** Saved delivery addresses: each customer reads and changes only their own (others are 404). */
 import { notFound } from '../../common/errors';
 import { applyPatch, trimmed } from '../../common/patch';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { AddressInput, UpdateAddressInput } from './address.inputs';
 import { UserAddress } from './address.entity';

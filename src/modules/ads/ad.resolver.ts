@@ -1,5 +1,5 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { Ad } from './ad.entity';
 import { activeAds } from './ad.service';
 

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { User } from '../users/user.entity';
+import * as auth from './auth.service';
 import { Session } from './auth.service';
 import { CompleteProfileInput, SendOtpInput, VerifyOtpInput } from './auth.inputs';
 import { MessagePayload } from '../../common/message-payload';
@@ -19,13 +20,13 @@ const toSession = (s: Session): AuthSession => ({
 export class AuthResolver {
   @Mutation(() => SendOtpPayload, { description: 'Sends a one-time code to the phone (spec §4.1 send-otp).' })
   async sendOtp(@Arg('input') input: SendOtpInput, @Ctx() ctx: Context): Promise<SendOtpPayload> {
-    const challenge = await ctx.services.auth.sendOtp(ctx, input.phoneNumber);
+    const challenge = await auth.sendOtp(ctx, input.phoneNumber);
     return { message: 'Verification code sent.', challenge };
   }
 
   @Mutation(() => AuthPayload, { description: 'Checks the code; signs a known user in (spec §4.1 verify-otp).' })
   async verifyOtp(@Arg('input') input: VerifyOtpInput, @Ctx() ctx: Context): Promise<AuthPayload> {
-    const session = await ctx.services.auth.verifyOtp(ctx, input);
+    const session = await auth.verifyOtp(ctx, input);
     const message = session.userExists
       ? 'Authentication successful.'
       : 'Phone number verified. Complete your profile to finish signing up.';
@@ -34,20 +35,20 @@ export class AuthResolver {
 
   @Mutation(() => AuthPayload, { description: 'Registers a verified phone (spec §4.1 complete-profile).' })
   async completeProfile(@Arg('input') input: CompleteProfileInput, @Ctx() ctx: Context): Promise<AuthPayload> {
-    const session = await ctx.services.auth.completeProfile(ctx, input);
+    const session = await auth.completeProfile(ctx, input);
     return { message: 'Registration successful.', session: toSession(session) };
   }
 
   @Authorized()
   @Query(() => User, { description: 'The signed-in user.' })
   async me(@Ctx() ctx: Context): Promise<User> {
-    return ctx.services.auth.me(ctx);
+    return auth.me(ctx);
   }
 
   @Authorized()
   @Mutation(() => MessagePayload, { description: 'Revokes the token this request carries.' })
   async logout(@Ctx() ctx: Context): Promise<MessagePayload> {
-    await ctx.services.auth.logout(ctx);
+    await auth.logout(ctx);
     return { message: 'Logged out.' };
   }
 }

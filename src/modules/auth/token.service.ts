@@ -6,17 +6,11 @@ import { randomUUID } from 'node:crypto';
 import jwt, { JwtPayload } from 'jsonwebtoken';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Config } from '../../config';
+import { Context, Viewer } from '../../context';
 import { AppError, unauthenticated } from '../../common/errors';
 import { RevokedToken } from './revoked-token.entity';
 
 const ALGORITHM = 'HS256';
-
-/** Who is calling, as proven by a valid, unrevoked token. */
-export interface Viewer {
-  userId: number;
-  tokenId: string;
-  expiresAt: Date;
-}
 
 export interface IssuedToken {
   accessToken: string;
@@ -24,56 +18,57 @@ export interface IssuedToken {
   expiresIn: number;
 }
 
-export class TokenService {
-  constructor(private readonly jwtConfig: Config['jwt']) {}
+export function issueToken(ctx: Context, userId: number): IssuedToken {
+  const jwtConfig = ctx.services.config.jwt;
+  const accessToken = jwt.sign({}, jwtConfig.secret, {
+    algorithm: ALGORITHM,
+    expiresIn: jwtConfig.ttlSeconds,
+    issuer: jwtConfig.issuer,
+    audience: jwtConfig.audience,
+    subject: String(userId),
+    jwtid: randomUUID(),
+  });
+  return { accessToken, tokenType: 'Bearer', expiresIn: jwtConfig.ttlSeconds };
+}
 
-  issue(userId: number): IssuedToken {
-    const accessToken = jwt.sign({}, this.jwtConfig.secret, {
-      algorithm: ALGORITHM,
-      expiresIn: this.jwtConfig.ttlSeconds,
-      issuer: this.jwtConfig.issuer,
-      audience: this.jwtConfig.audience,
-      subject: String(userId),
-      jwtid: randomUUID(),
-    });
-    return { accessToken, tokenType: 'Bearer', expiresIn: this.jwtConfig.ttlSeconds };
-  }
+/**
+ * The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. It takes
+ * the parts it needs, not a context: it runs while the request context is being built.
+ */
+export async function authenticate(em: EntityManager, jwtConfig: Config['jwt'], authorization: string | undefined): Promise<Viewer> {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
+  if (!match) throw unauthenticated();
+  const viewer = decode(jwtConfig, match[1]);
+  const revoked = await em.count(RevokedToken, { jti: viewer.tokenId });
+  if (revoked > 0) throw unauthenticated('The token has been revoked.');
+  return viewer;
+}
 
-  /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
-  async authenticate(em: EntityManager, authorization: string | undefined): Promise<Viewer> {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
-    if (!match) throw unauthenticated();
-    const viewer = this.decode(match[1]);
-    const revoked = await em.count(RevokedToken, { jti: viewer.tokenId });
-    if (revoked > 0) throw unauthenticated('The token has been revoked.');
-    return viewer;
-  }
+/** Revokes exactly the token this request carries. */
+export async function revokeToken(ctx: Context, viewer: Viewer): Promise<void> {
+  await ctx.em.execute(
+    `insert into revoked_tokens (jti, expires_at) values (?, ?) on conflict (jti) do nothing`,
+    [viewer.tokenId, viewer.expiresAt],
+  );
+}
 
-  async revoke(em: EntityManager, viewer: Viewer): Promise<void> {
-    await em.execute(
-      `insert into revoked_tokens (jti, expires_at) values (?, ?) on conflict (jti) do nothing`,
-      [viewer.tokenId, viewer.expiresAt],
-    );
+function decode(jwtConfig: Config['jwt'], token: string): Viewer {
+  let payload: JwtPayload;
+  try {
+    payload = jwt.verify(token, jwtConfig.secret, {
+      algorithms: [ALGORITHM],
+      issuer: jwtConfig.issuer,
+      audience: jwtConfig.audience,
+    }) as JwtPayload;
+  } catch (error) {
+    const expired = error instanceof jwt.TokenExpiredError;
+    throw unauthenticated(expired ? 'The token has expired.' : 'The token is invalid.');
   }
-
-  private decode(token: string): Viewer {
-    let payload: JwtPayload;
-    try {
-      payload = jwt.verify(token, this.jwtConfig.secret, {
-        algorithms: [ALGORITHM],
-        issuer: this.jwtConfig.issuer,
-        audience: this.jwtConfig.audience,
-      }) as JwtPayload;
-    } catch (error) {
-      const expired = error instanceof jwt.TokenExpiredError;
-      throw unauthenticated(expired ? 'The token has expired.' : 'The token is invalid.');
-    }
-    const userId = Number(payload.sub);
-    if (!Number.isSafeInteger(userId) || userId <= 0 || !payload.jti || !payload.exp) {
-      throw unauthenticated('The token is invalid.');
-    }
-    return { userId, tokenId: payload.jti, expiresAt: new Date(payload.exp * 1000) };
+  const userId = Number(payload.sub);
+  if (!Number.isSafeInteger(userId) || userId <= 0 || !payload.jti || !payload.exp) {
+    throw unauthenticated('The token is invalid.');
   }
+  return { userId, tokenId: payload.jti, expiresAt: new Date(payload.exp * 1000) };
 }
 
 export function requireViewer(viewer: Viewer | null, authError?: AppError): Viewer {

@@ -1,7 +1,10 @@
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { Store } from '../stores/store.entity';
-import { Catalog, catalog, storeProducts } from './catalog.service';
+import { storeById } from '../stores/store.loaders';
+import { activeProductsOfCategory, categoriesOfMenu, optionGroupsOfProduct, supplementsOfProduct, valuesOfOptionGroup } from './catalog.loaders';
+import { catalog, storeProducts } from './catalog.service';
+import { Catalog } from './catalog.types';
 import { MenuCategory } from './menu-category.entity';
 import { Menu } from './menu.entity';
 import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from './product-option.entity';
@@ -24,7 +27,7 @@ export class CatalogResolver {
 export class MenuFieldsResolver {
   @FieldResolver(() => [MenuCategory])
   async categories(@Root() menu: Menu, @Ctx() ctx: Context): Promise<MenuCategory[]> {
-    return ctx.loaders.menuCategories.load(menu.id);
+    return categoriesOfMenu(ctx).load(menu.id);
   }
 }
 
@@ -32,7 +35,7 @@ export class MenuFieldsResolver {
 export class MenuCategoryFieldsResolver {
   @FieldResolver(() => [Product], { description: 'Active products.' })
   async products(@Root() category: MenuCategory, @Ctx() ctx: Context): Promise<Product[]> {
-    return ctx.loaders.activeProducts.load(category.id);
+    return activeProductsOfCategory(ctx).load(category.id);
   }
 }
 
@@ -40,17 +43,17 @@ export class MenuCategoryFieldsResolver {
 export class ProductFieldsResolver {
   @FieldResolver(() => [ProductOptionGroup])
   async optionGroups(@Root() product: Product, @Ctx() ctx: Context): Promise<ProductOptionGroup[]> {
-    return ctx.loaders.optionGroups.load(product.id);
+    return optionGroupsOfProduct(ctx).load(product.id);
   }
 
   @FieldResolver(() => [ProductSupplement])
   async supplements(@Root() product: Product, @Ctx() ctx: Context): Promise<ProductSupplement[]> {
-    return ctx.loaders.supplements.load(product.id);
+    return supplementsOfProduct(ctx).load(product.id);
   }
 
   @FieldResolver(() => Store)
   async store(@Root() product: Product, @Ctx() ctx: Context): Promise<Store> {
-    return (await ctx.loaders.store.load(product.store.id))!;
+    return (await storeById(ctx).load(product.store.id))!;
   }
 }
 
@@ -58,6 +61,6 @@ export class ProductFieldsResolver {
 export class OptionGroupFieldsResolver {
   @FieldResolver(() => [ProductOptionValue])
   async values(@Root() group: ProductOptionGroup, @Ctx() ctx: Context): Promise<ProductOptionValue[]> {
-    return ctx.loaders.optionValues.load(group.id);
+    return valuesOfOptionGroup(ctx).load(group.id);
   }
 }

@@ -1,6 +1,5 @@
 /** A store's catalog for customers (spec §2.7): active menus; nested levels come from loaders. */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Field, ObjectType } from 'type-graphql';
 import { Offer } from '../offers/offer.entity';
 import { activeOffersForStore } from '../offers/offer.service';
 import { getActiveStore } from '../stores/store.service';
@@ -8,19 +7,14 @@ import { Store } from '../stores/store.entity';
 import { Menu } from './menu.entity';
 import { Product } from './product.entity';
 
-@ObjectType()
-export class Catalog {
-  @Field(() => Store)
-  store!: Store;
-
-  @Field(() => [Menu])
-  menus!: Menu[];
-
-  @Field(() => [Offer], { description: "The store's active offers and the global ones." })
-  offers!: Offer[];
+/** A store with its active menus and the offers that apply to it. */
+export interface StoreCatalog {
+  store: Store;
+  menus: Menu[];
+  offers: Offer[];
 }
 
-export async function catalog(em: EntityManager, storeId: number): Promise<Catalog> {
+export async function catalog(em: EntityManager, storeId: number): Promise<StoreCatalog> {
   const store = await getActiveStore(em, storeId);
   return {
     store,

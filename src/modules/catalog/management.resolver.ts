@@ -1,7 +1,7 @@
 /** Store owners' menus and menu categories (spec §4.2), for the dashboard and the REST rows. */
 import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { MessagePayload } from '../../common/message-payload';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { CreateMenuCategoryInput, UpdateMenuCategoryInput } from './menu-category.inputs';
 import * as categories from './menu-category.service';
 import { MenuCategory } from './menu-category.entity';

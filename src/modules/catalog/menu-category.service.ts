@@ -4,7 +4,7 @@
  */
 import { conflict, invalidField, notFound, validationFailed } from '../../common/errors';
 import { applyPatch, trimmed } from '../../common/patch';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { Store } from '../stores/store.entity';

@@ -2,7 +2,7 @@
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { conflict, invalidField, notFound, validationFailed } from '../../common/errors';
 import { applyPatch, trimmed } from '../../common/patch';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { visibleStore } from '../stores/store.service';

@@ -1,5 +1,5 @@
 import { Args, Ctx, Query, Resolver } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { NearbyStoresArgs, OptionalPointArgs, SearchArgs } from './discovery.inputs';
 import { homepage, nearbyStores, search } from './discovery.service';
 import { Homepage, SearchResult, StorePage } from './discovery.types';

@@ -1,7 +1,7 @@
 /** The customer app's read side: home screen, nearby stores, search (spec §2.1, §2.5, §2.6, §4.3). */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../common/pagination';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { VISIBLE_PRODUCT_SQL } from '../catalog/catalog.service';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffers } from '../offers/offer.service';

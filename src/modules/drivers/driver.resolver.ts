@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, Float, InputType, Mutation, Query, Resolver } from 'type-graphql';
 import { Max, Min } from 'class-validator';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { Order } from '../orders/order.entity';
 import { Driver } from './driver.entity';
 import * as drivers from './driver.service';

@@ -5,7 +5,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden } from '../../common/errors';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { appendEvent, OrderEventMessage, publishEvents } from '../orders/order-events';
 import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';

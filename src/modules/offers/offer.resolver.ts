@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { MessagePayload } from '../../common/message-payload';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { CreateOfferInput, UpdateOfferInput } from './offer.inputs';
 import { Offer } from './offer.entity';
 import * as offers from './offer.service';

@@ -3,7 +3,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalidField, notFound } from '../../common/errors';
 import { activeWindowWhere } from '../../common/active-window';
 import { applyPatch, trimmed } from '../../common/patch';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { Store } from '../stores/store.entity';

@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
@@ -18,16 +17,10 @@ import { appendEvent, publishEvents } from './order-events';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
 
 /** The first answer to a checkout, kept for Idempotency-Key replays. */
-@ObjectType()
-export class PlacedOrder {
-  @Field(() => Int)
-  orderId!: number;
-
-  @Field()
-  status!: string;
-
-  @Field(() => Float)
-  total!: number;
+export interface PlacedOrder {
+  orderId: number;
+  status: string;
+  total: number;
 }
 
 /** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */

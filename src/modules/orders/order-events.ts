@@ -4,9 +4,15 @@
  * published only after that transaction has committed.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import type { AppPubSub } from '../../graphql/pubsub';
-import { topics } from '../../graphql/pubsub';
+import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
+
+/** Where an order's events are published: to the order, its store and its driver. */
+export const topics = {
+  order: (id: number) => `order:${id}`,
+  store: (id: number) => `store:${id}`,
+  driver: (id: number) => `driver:${id}`,
+};
 
 /** What subscribers receive; plain JSON so that it crosses Redis unchanged. */
 export interface OrderEventMessage {
@@ -54,4 +60,9 @@ export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): v
     pubSub.publish(topics.store(event.storeId), event);
     if (event.driverId !== null) pubSub.publish(topics.driver(event.driverId), event);
   }
+}
+
+/** Live events of one topic (a subscriber's stream; typed here, where the topics are published). */
+export function subscribeEvents(pubSub: AppPubSub, topic: string): AsyncIterable<OrderEventMessage> {
+  return pubSub.subscribe(topic) as AsyncIterable<OrderEventMessage>;
 }

@@ -5,7 +5,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, forbidden, notFound } from '../../common/errors';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { afterDelivery, assignDriverToOrder, requireDriver } from '../drivers/driver.service';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';

@@ -1,11 +1,14 @@
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
+import { driverContact } from '../drivers/driver.loaders';
 import { Store } from '../stores/store.entity';
+import { storeById } from '../stores/store.loaders';
 import { CheckoutInput } from './checkout.inputs';
 import { placeOrder } from './checkout.service';
 import * as lifecycle from './order-lifecycle.service';
 import { RejectOrderInput } from './order.inputs';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
+import { extrasOfItem, itemsOfOrder, statusEventsOfOrder } from './order.loaders';
 import * as orders from './order.service';
 import { DriverInfo, OrderActionPayload, OrderAddress, PlaceOrderPayload, TimelineEntry } from './order.types';
 
@@ -88,22 +91,22 @@ export class OrderResolver {
 export class OrderFieldsResolver {
   @FieldResolver(() => Store)
   async store(@Root() order: Order, @Ctx() ctx: Context): Promise<Store> {
-    return (await ctx.loaders.store.load(order.store.id))!;
+    return (await storeById(ctx).load(order.store.id))!;
   }
 
   @FieldResolver(() => [OrderItem])
   items(@Root() order: Order, @Ctx() ctx: Context): Promise<OrderItem[]> {
-    return ctx.loaders.orderItems.load(order.id);
+    return itemsOfOrder(ctx).load(order.id);
   }
 
   @FieldResolver(() => [TimelineEntry], { description: 'Every status reached, with the server time it was reached.' })
   async timeline(@Root() order: Order, @Ctx() ctx: Context): Promise<TimelineEntry[]> {
-    return (await ctx.loaders.statusEvents.load(order.id)).map((e) => ({ status: e.status, at: e.createdAt }));
+    return (await statusEventsOfOrder(ctx).load(order.id)).map((e) => ({ status: e.status, at: e.createdAt }));
   }
 
   @FieldResolver(() => DriverInfo, { nullable: true })
   driver(@Root() order: Order, @Ctx() ctx: Context): Promise<DriverInfo | null> | null {
-    return order.driver ? ctx.loaders.driverInfo.load(order.driver.id) : null;
+    return order.driver ? driverContact(ctx).load(order.driver.id) : null;
   }
 
   @FieldResolver(() => OrderAddress)
@@ -124,11 +127,11 @@ export class OrderFieldsResolver {
 export class OrderItemFieldsResolver {
   @FieldResolver(() => [OrderItemExtra], { description: 'Chosen ProductOptionValues.' })
   async options(@Root() item: OrderItem, @Ctx() ctx: Context): Promise<OrderItemExtra[]> {
-    return (await ctx.loaders.orderItemExtras.load(item.id)).filter((e) => e.kind === 'option');
+    return (await extrasOfItem(ctx).load(item.id)).filter((e) => e.kind === 'option');
   }
 
   @FieldResolver(() => [OrderItemExtra], { description: 'Added ProductSupplements.' })
   async supplements(@Root() item: OrderItem, @Ctx() ctx: Context): Promise<OrderItemExtra[]> {
-    return (await ctx.loaders.orderItemExtras.load(item.id)).filter((e) => e.kind === 'supplement');
+    return (await extrasOfItem(ctx).load(item.id)).filter((e) => e.kind === 'supplement');
   }
 }

@@ -1,12 +1,11 @@
 /** Reading orders: customers their own (another's is 404), owners their stores', drivers theirs. */
 import { notFound } from '../../common/errors';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
 import { OrderEventMessage } from './order-events';
 import type { OrderEventType } from './order-event.entity';
 import { Order } from './order.entity';
-import { OrderUpdate } from './order.types';
 
 /** Most orders a list answers, newest first. */
 export const ORDER_LIST_LIMIT = 100;
@@ -42,20 +41,6 @@ export async function getOrderForParticipant(ctx: Context, id: number): Promise<
     (order.user.id === viewer.userId || order.store.getEntity().owner?.id === viewer.userId || driver?.user.id === viewer.userId);
   if (!allowed) throw notFound('Order', id);
   return order;
-}
-
-export function toUpdate(event: OrderEventMessage): OrderUpdate {
-  const data = event.data ?? {};
-  return {
-    orderId: event.orderId,
-    seq: event.seq,
-    type: event.type,
-    status: event.status,
-    at: new Date(event.at),
-    driverId: typeof data.driverId === 'number' ? data.driverId : event.driverId,
-    latitude: typeof data.latitude === 'number' ? data.latitude : null,
-    longitude: typeof data.longitude === 'number' ? data.longitude : null,
-  };
 }
 
 /** Stored events after `afterSeq`, as subscribers receive them (the replay of a resume). */

@@ -1,5 +1,5 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import { PlacedOrder } from './checkout.service';
+import type { PlacedOrder } from './checkout.service';
 import { Order } from './order.entity';
 
 @ObjectType({ description: 'The delivery address as it was when the order was placed.' })
@@ -28,22 +28,18 @@ export class TimelineEntry {
   @Field(() => Date) at!: Date;
 }
 
-@ObjectType({ description: 'One change of an order, as streamed to subscribers.' })
-export class OrderUpdate {
+/** The first answer to a checkout (the service's PlacedOrder), kept for Idempotency-Key replays. */
+@ObjectType('PlacedOrder')
+export class PlacedOrderType implements PlacedOrder {
   @Field(() => Int) orderId!: number;
-  @Field(() => Int, { description: 'Per-order sequence number: resume with afterSeq.' }) seq!: number;
-  @Field({ description: 'status, driver_assigned or driver_location' }) type!: string;
-  @Field({ description: 'The order status after this change.' }) status!: string;
-  @Field(() => Date) at!: Date;
-  @Field(() => Int, { nullable: true }) driverId!: number | null;
-  @Field(() => Float, { nullable: true }) latitude!: number | null;
-  @Field(() => Float, { nullable: true }) longitude!: number | null;
+  @Field() status!: string;
+  @Field(() => Float) total!: number;
 }
 
 @ObjectType()
 export class PlaceOrderPayload {
   @Field() message!: string;
-  @Field(() => PlacedOrder) placed!: PlacedOrder;
+  @Field(() => PlacedOrderType) placed!: PlacedOrder;
 }
 
 @ObjectType()

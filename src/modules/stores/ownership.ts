@@ -3,7 +3,7 @@
  * store is managed by its owner (stores.owner_id); everything in it follows the store.
  */
 import { forbidden, notFound } from '../../common/errors';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { Store } from './store.entity';
 

@@ -1,9 +1,11 @@
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { Offer } from '../offers/offer.entity';
+import { activeOffersOfStore } from '../offers/offer.loaders';
 import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
+import { activeStoreCountByCategory, openingHoursOfStore, storeCategoryById, storeIsOpen, topStoresByCategory } from './store.loaders';
 import { getActiveStore, listMainCategories, listStoreCategories } from './store.service';
 import { Store } from './store.entity';
 
@@ -26,7 +28,7 @@ export class StoreResolver {
 
   @FieldResolver(() => StoreCategory, { nullable: true })
   async category(@Root() store: Store, @Ctx() ctx: Context): Promise<StoreCategory | null> {
-    return store.category ? ctx.loaders.storeCategory.load(store.category.id) : null;
+    return store.category ? storeCategoryById(ctx).load(store.category.id) : null;
   }
 
   @FieldResolver(() => String, { nullable: true, description: "The category's name (spec §2.4 `category`)." })
@@ -36,22 +38,22 @@ export class StoreResolver {
 
   @FieldResolver(() => Boolean, { description: 'Open now, from its opening hours in its time zone.' })
   async isOpen(@Root() store: Store, @Ctx() ctx: Context): Promise<boolean> {
-    return ctx.loaders.storeIsOpen.load(store.id);
+    return storeIsOpen(ctx).load(store.id);
   }
 
   @FieldResolver(() => [OpeningHours])
   async openingHours(@Root() store: Store, @Ctx() ctx: Context): Promise<OpeningHours[]> {
-    return ctx.loaders.openingHours.load(store.id);
+    return openingHoursOfStore(ctx).load(store.id);
   }
 
   @FieldResolver(() => [Offer], { description: "The store's own active offers." })
   async offers(@Root() store: Store, @Ctx() ctx: Context): Promise<Offer[]> {
-    return ctx.loaders.activeOffers.load(store.id);
+    return activeOffersOfStore(ctx).load(store.id);
   }
 
   @FieldResolver(() => Int, { description: 'Active offers of the store right now.' })
   async activeOfferCount(@Root() store: Store, @Ctx() ctx: Context): Promise<number> {
-    return (await ctx.loaders.activeOffers.load(store.id)).length;
+    return (await activeOffersOfStore(ctx).load(store.id)).length;
   }
 }
 
@@ -59,11 +61,11 @@ export class StoreResolver {
 export class StoreCategoryFieldsResolver {
   @FieldResolver(() => [Store], { description: 'Its best rated active stores (at most 10).' })
   async topStores(@Root() category: StoreCategory, @Ctx() ctx: Context): Promise<Store[]> {
-    return ctx.loaders.topStoresByCategory.load(category.id);
+    return topStoresByCategory(ctx).load(category.id);
   }
 
   @FieldResolver(() => Int, { description: 'How many active stores it has.' })
   async storesCount(@Root() category: StoreCategory, @Ctx() ctx: Context): Promise<number> {
-    return ctx.loaders.activeStoreCountByCategory.load(category.id);
+    return activeStoreCountByCategory(ctx).load(category.id);
   }
 }

@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../common/errors';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { viewerOwns } from './ownership';
 import { MainCategory } from './main-category.entity';
 import { StoreCategory } from './store-category.entity';

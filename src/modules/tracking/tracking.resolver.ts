@@ -1,12 +1,11 @@
 import { Arg, Int, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
-import { Context } from '../../graphql/context';
+import { Context } from '../../context';
 import { requireDriver } from '../drivers/driver.service';
 import { OrderEventMessage } from '../orders/order-events';
-import { toUpdate } from '../orders/order.service';
-import { OrderUpdate } from '../orders/order.types';
 import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
 import { driverStream, orderStream, storesStream } from './tracking.streams';
+import { OrderUpdate, toUpdate } from './tracking.types';
 
 type Data<Args> = SubscribeResolverData<unknown, Args, Context>;
 

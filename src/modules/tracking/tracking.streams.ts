@@ -4,9 +4,8 @@
  * gaps from the database, so a client that resumes with its last seq loses nothing.
  */
 import { Repeater } from '@repeaterjs/repeater';
-import { Context } from '../../graphql/context';
-import { topics } from '../../graphql/pubsub';
-import { OrderEventMessage } from '../orders/order-events';
+import { Context } from '../../context';
+import { OrderEventMessage, subscribeEvents, topics } from '../orders/order-events';
 import { FINAL_STATUSES, OrderStatus } from '../orders/order-status';
 import { eventsAfter, getOrderForParticipant } from '../orders/order.service';
 
@@ -17,7 +16,7 @@ const isFinal = (event: OrderEventMessage) => event.type === 'status' && FINAL_S
 
 export async function orderStream(ctx: Context, orderId: number, afterSeq: number): Promise<AsyncIterable<OrderEventMessage>> {
   const order = await getOrderForParticipant(ctx, orderId); // checked once, at subscribe time
-  const live = ctx.services.pubSub.subscribe(topics.order(orderId))[Symbol.asyncIterator]();
+  const live = subscribeEvents(ctx.services.pubSub, topics.order(orderId))[Symbol.asyncIterator]();
   let pending = live.next(); // listening starts now, before the replay is read
 
   async function* stream(): AsyncGenerator<OrderEventMessage> {
@@ -63,10 +62,10 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
 
 /** Events of every order of the given stores (an owner's dashboard), merged. */
 export function storesStream(ctx: Context, storeIds: number[]): AsyncIterable<OrderEventMessage> {
-  return Repeater.merge(storeIds.map((id) => ctx.services.pubSub.subscribe(topics.store(id))));
+  return Repeater.merge(storeIds.map((id) => subscribeEvents(ctx.services.pubSub, topics.store(id))));
 }
 
 /** Events of the orders assigned to a driver (assignments, then their changes). */
 export function driverStream(ctx: Context, driverId: number): AsyncIterable<OrderEventMessage> {
-  return ctx.services.pubSub.subscribe(topics.driver(driverId));
+  return subscribeEvents(ctx.services.pubSub, topics.driver(driverId));
 }

@@ -1,7 +1,7 @@
 import { Config } from '../../../config';
 import { Logger } from '../../../common/logger';
 import { LogSender } from './log-sender';
-import { MessageSender } from './message-sender';
+import { MessageSender } from '../../../common/message-sender';
 import { WhatsAppSender } from './whatsapp-sender';
 
 export type { MessageSender };

@@ -1,5 +1,5 @@
 import { Logger } from '../../../common/logger';
-import { MessageSender } from './message-sender';
+import { MessageSender } from '../../../common/message-sender';
 
 /**
  * Development only (refused in production by config): writes the code to the log so a

@@ -1,5 +1,5 @@
 import { Config } from '../../../config';
-import { MessageSender } from './message-sender';
+import { MessageSender } from '../../../common/message-sender';
 
 /**
  * WhatsApp Cloud API: an authentication template whose body and copy-code button both carry

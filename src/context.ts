@@ -1,14 +1,37 @@
 /**
  * The request context every resolver and service receives first: one forked EntityManager,
- * the authenticated viewer (if any), the request id and the shared services.
+ * the authenticated viewer (if any), the request id, a logger and the shared services.
+ * It belongs to the application, not to GraphQL: REST, /graphql and websockets build it the
+ * same way, and it imports nothing of the modules (they all import it).
  */
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../common/errors';
-import { Logger } from '../common/logger';
-import { Services } from '../services';
-import { Viewer } from '../modules/auth/token.service';
-import { createLoaders, Loaders } from './loaders';
+import { Config } from './config';
+import { AppError } from './common/errors';
+import { LoaderCache } from './common/batch-loader';
+import { Logger } from './common/logger';
+import { MessageSender } from './common/message-sender';
+import { AppPubSub, TokenEvents } from './pubsub';
+
+/** Who is calling, as proven by a valid, unrevoked token. */
+export interface Viewer {
+  userId: number;
+  tokenId: string;
+  expiresAt: Date;
+}
+
+/** The long-lived services, built once per app (src/services.ts) and reached through the context. */
+export interface Services {
+  config: Config;
+  /** Live events: published after commit, read by subscriptions. */
+  pubSub: AppPubSub;
+  /** Logouts, so that every instance closes the sockets of a revoked token. */
+  tokenEvents: TokenEvents;
+  /** Delivers one-time codes (WhatsApp, or the log in development). */
+  sender: MessageSender;
+  /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
+  authenticate(em: EntityManager, authorization: string): Promise<Viewer>;
+}
 
 export interface Context {
   em: EntityManager;
@@ -21,7 +44,7 @@ export interface Context {
   logger: Logger;
   services: Services;
   /** Per-request batch loaders over `em` (nested lists cost one statement per level). */
-  loaders: Loaders;
+  loaders: LoaderCache;
 }
 
 export interface ContextSource {
@@ -46,11 +69,11 @@ export async function createContext(source: ContextSource): Promise<Context> {
     viewer: null,
     logger: source.logger.child({ requestId }),
     services: source.services,
-    loaders: createLoaders(em),
+    loaders: new Map(),
   };
   if (source.authorization) {
     try {
-      context.viewer = await source.services.tokens.authenticate(em, source.authorization);
+      context.viewer = await source.services.authenticate(em, source.authorization);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       context.authError = error;

@@ -1,16 +1,17 @@
 /**
  * Live events fan out through Redis when REDIS_URL is set (any number of instances share
- * them), in process otherwise. Payloads are plain JSON: they cross the wire as is. Channels
- * on Redis carry a prefix (REDIS_PREFIX, by default the database name) so that two
+ * them), in process otherwise. Payloads are plain JSON: they cross the wire as is. This is
+ * transport only: the modules own their topics and message shapes (orders/order-events.ts).
+ * Channels on Redis carry a prefix (REDIS_PREFIX, by default the database name) so that two
  * deployments or test runs sharing one Redis never receive each other's `order:1`.
  */
 import { createPubSub, PubSub } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import Redis from 'ioredis';
-import type { Logger } from '../common/logger';
-import type { OrderEventMessage } from '../modules/orders/order-events';
+import type { Logger } from './common/logger';
 
-export type AppPubSub = PubSub<Record<string, [OrderEventMessage]>>;
+/** Topic -> one JSON payload; each topic's owner types its payload. */
+export type AppPubSub = PubSub<Record<string, [unknown]>>;
 
 /** A logged-out token: every instance closes the sockets that authenticated with it. */
 export type TokenEvents = PubSub<{ revoked: [{ jti: string }] }>;
@@ -51,7 +52,7 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
   guard(subscribeClient, 'unsubscribe');
   const eventTarget = prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix);
   return {
-    pubSub: createPubSub<Record<string, [OrderEventMessage]>>({ eventTarget }),
+    pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget }),
     tokenEvents: createPubSub({ eventTarget }),
     async ping() {
       if (publishClient.status !== 'ready') return false;
@@ -78,9 +79,3 @@ function prefixed(target: Target, prefix: string): Target {
     dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent).detail })),
   };
 }
-
-export const topics = {
-  order: (id: number) => `order:${id}`,
-  store: (id: number) => `store:${id}`,
-  driver: (id: number) => `driver:${id}`,
-};

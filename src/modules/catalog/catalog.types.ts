@@ -1,0 +1,17 @@
+import { Field, ObjectType } from 'type-graphql';
+import { Offer } from '../offers/offer.entity';
+import { Store } from '../stores/store.entity';
+import type { StoreCatalog } from './catalog.service';
+import { Menu } from './menu.entity';
+
+@ObjectType()
+export class Catalog implements StoreCatalog {
+  @Field(() => Store)
+  store!: Store;
+
+  @Field(() => [Menu])
+  menus!: Menu[];
+
+  @Field(() => [Offer], { description: "The store's active offers and the global ones." })
+  offers!: Offer[];
+}

@@ -1,0 +1,29 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { OrderEventMessage } from '../orders/order-events';
+
+@ObjectType({ description: 'One change of an order, as streamed to subscribers.' })
+export class OrderUpdate {
+  @Field(() => Int) orderId!: number;
+  @Field(() => Int, { description: 'Per-order sequence number: resume with afterSeq.' }) seq!: number;
+  @Field({ description: 'status, driver_assigned or driver_location' }) type!: string;
+  @Field({ description: 'The order status after this change.' }) status!: string;
+  @Field(() => Date) at!: Date;
+  @Field(() => Int, { nullable: true }) driverId!: number | null;
+  @Field(() => Float, { nullable: true }) latitude!: number | null;
+  @Field(() => Float, { nullable: true }) longitude!: number | null;
+}
+
+/** An event as subscribers see it: its data's driver and position lifted to fields. */
+export function toUpdate(event: OrderEventMessage): OrderUpdate {
+  const data = event.data ?? {};
+  return {
+    orderId: event.orderId,
+    seq: event.seq,
+    type: event.type,
+    status: event.status,
+    at: new Date(event.at),
+    driverId: typeof data.driverId === 'number' ? data.driverId : event.driverId,
+    latitude: typeof data.latitude === 'number' ? data.latitude : null,
+    longitude: typeof data.longitude === 'number' ? data.longitude : null,
+  };
+}
