@@ -5,6 +5,7 @@ import { registerCustomer } from './helpers/auth';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
+import { roundCoordinate } from '../src/common/coordinate-field';
 
 let server: TestServer;
 let make: Factory;
@@ -126,7 +127,7 @@ describe('POST /api/v1/store/orders/{id}/accept', () => {
     const id = await newOrder();
     await storeStep(id, 'accept');
     const detail = await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token });
-    expect(detail.body.data.driver).toEqual({ id: close.driverId, name: 'Omar Driver', phone: close.user.phone_number, latitude: near().lat, longitude: near().lng });
+    expect(detail.body.data.driver).toEqual({ id: close.driverId, name: 'Omar Driver', phone: close.user.phone_number, latitude: roundCoordinate(near().lat), longitude: roundCoordinate(near().lng) });
     expect(far.driverId).not.toBe(close.driverId);
   });
 });

@@ -72,9 +72,9 @@ describe('menu categories and offers', () => {
       `query($token: String!, $storeId: Int!, $menuId: Int!) {
         offer(token: $token) { id }
         offers(storeId: $storeId) { id }
-        menuCategories(menuId: $menuId) { name }
+        menuCategories(menuId: $menuId) { menuCategories { name } meta { total } }
         ownedMenuCategories { name }
-        menus(storeId: $storeId) { name categories { name } }
+        menus(storeId: $storeId) { menus { name categories { name } } meta { total } }
       }`,
       { token: created.token, storeId: owner.store.id, menuId: menu.id },
       { token: owner.token },
@@ -83,9 +83,9 @@ describe('menu categories and offers', () => {
     expect(read.body.data).toEqual({
       offer: { id: created.id },
       offers: [{ id: created.id }],
-      menuCategories: [{ name: 'Soups' }],
+      menuCategories: { menuCategories: [{ name: 'Soups' }], meta: { total: 1 } },
       ownedMenuCategories: [{ name: 'Soups' }],
-      menus: [{ name: menu.name, categories: [{ name: 'Soups' }] }],
+      menus: { menus: [{ name: menu.name, categories: [{ name: 'Soups' }] }], meta: { total: 1 } },
     });
   });
 });

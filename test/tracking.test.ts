@@ -6,6 +6,7 @@ import { registerCustomer } from './helpers/auth';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
 import { subscribe, wsClient } from './helpers/ws';
+import { roundCoordinate } from '../src/common/coordinate-field';
 
 let server: TestServer;
 let make: Factory;
@@ -69,7 +70,8 @@ describe('subscription orderUpdates', () => {
       [10, 'status', 'delivered'],
     ]);
     expect(sub.events[2].driverId).toBe(driver.driverId);
-    expect(sub.events.slice(6, 9).map((e) => [e.latitude, e.longitude])).toEqual(path.map((p) => [p.lat, p.lng]));
+    // Positions answer 6 decimals (docs/decisions.md "Coordinates in answers").
+    expect(sub.events.slice(6, 9).map((e) => [e.latitude, e.longitude])).toEqual(path.map((p) => [roundCoordinate(p.lat), roundCoordinate(p.lng)]));
     const stamps = sub.events.map((e) => Date.parse(e.at));
     expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
   });
@@ -88,6 +90,23 @@ describe('subscription orderUpdates', () => {
     const all = await sub.waitFor(3);
     expect(all.map((e) => e.seq)).toEqual([2, 3, 4]);
     expect(all[2].status).toBe('ready_for_pickup');
+  });
+
+  it('on an order already ended: replays what is after afterSeq, then completes, also when nothing is left', async () => {
+    const id = (await placeOrder(server, w)).body.data.order_id;
+    expect((await store(id, 'reject', { rejection_reason: 'too_busy' })).status).toBe(200);
+    const within = (sub: { completed: Promise<void> }) =>
+      Promise.race([sub.completed.then(() => 'completed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))]);
+    const rest = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
+    expect(await within(rest)).toBe('completed');
+    expect(rest.events.map((e) => [e.seq, e.status])).toEqual([[2, 'rejected']]);
+    const nothingLeft = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 2 });
+    expect(await within(nothingLeft)).toBe('completed');
+    expect(nothingLeft.events).toEqual([]);
+    expect(nothingLeft.errors).toEqual([]);
+    // Beyond the last seq (a client that saw more than there is) ends the same way.
+    const beyond = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 99 });
+    expect(await within(beyond)).toBe('completed');
   });
 
   it("refuses another customer's order at subscribe time", async () => {
@@ -179,7 +198,7 @@ describe('two instances sharing PostgreSQL and Redis', () => {
       await new Promise((r) => setTimeout(r, 300)); // B's Redis subscription is live
       await a.http.post('/api/v1/driver/location', { latitude: near().lat + 0.001, longitude: near().lng }, { token: driver.token });
       const events = await sub.waitFor(4);
-      expect(events[3]).toMatchObject({ seq: 4, type: 'driver_location', latitude: near().lat + 0.001 });
+      expect(events[3]).toMatchObject({ seq: 4, type: 'driver_location', latitude: roundCoordinate(near().lat + 0.001) });
     } finally {
       await Promise.all(clients.splice(0).map((c) => c.dispose()));
       await a.close();

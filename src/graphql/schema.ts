@@ -41,6 +41,9 @@ export const resolvers = [
   TrackingResolver,
 ] as const;
 
+/** class-validator settings of every argument; the REST rule pass (src/rest/rule-pass.ts) uses them too. */
+export const VALIDATE_SETTINGS = { forbidUnknownValues: true, validationError: { target: false, value: false } };
+
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */
 export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSub): Promise<GraphQLSchema> {
   return buildSchema({
@@ -48,7 +51,7 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     authChecker,
     pubSub,
     // Without these, validation errors echo the whole input back to the caller.
-    validate: { forbidUnknownValues: true, validationError: { target: false, value: false } },
+    validate: VALIDATE_SETTINGS,
   });
 }
 

@@ -14,12 +14,14 @@ import {
   specifiedRules,
   validate,
 } from 'graphql';
-import { AppError, validationFailed } from '../common/errors';
+import { AppError, FieldErrors, validationFailed } from '../common/errors';
 import { Context } from '../context';
 import { limitRules, parseOptions } from '../graphql/limits';
 import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';
+import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError } from './respond';
+import { ruleErrors } from './rule-pass';
 import { variableType, VariableReader } from './variables';
 
 export interface CompiledRoute extends RestRoute {
@@ -57,19 +59,20 @@ export function restRouter(
   opts: { development: boolean; context: (res: Response) => Context },
 ): Router {
   const router = Router();
+  const renameFields = restFieldRenamer(schema);
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.path, async (req: Request, res: Response) => {
       const ctx = opts.context(res);
       try {
         if (route.auth) requireViewer(ctx.viewer, ctx.authError);
-        const variableValues = readVariables(schema, route, req);
+        const variableValues = await readVariables(schema, route, req);
         const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
         if (result.errors?.length) throw result.errors[0];
         const value = result.data?.[route.rootKey] as Record<string, unknown> | null;
         res.status(route.status ?? 200).json(envelope(route, value));
       } catch (error) {
-        sendError(res, error, { development: opts.development, logger: ctx.logger });
+        sendError(res, error, { development: opts.development, logger: ctx.logger, renameFields });
       }
     });
   }
@@ -87,7 +90,7 @@ function envelope(route: RestRoute, value: Record<string, unknown> | null) {
   }
 }
 
-function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request): Record<string, unknown> {
+async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request): Promise<Record<string, unknown>> {
   const reader = new VariableReader();
   const body = isObject(req.body) ? req.body : {};
   const query = req.query as Record<string, unknown>;
@@ -109,8 +112,22 @@ function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request
     const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
     if (value !== undefined) variables[name] = value;
   }
-  if (Object.keys(reader.errors).length > 0) throw validationFailed(reader.errors);
+  if (Object.keys(reader.errors).length > 0) {
+    throw validationFailed(withRuleErrors(reader.errors, await ruleErrors(schema, route.operation, variables)));
+  }
   return variables;
+}
+
+/** Reading problems, plus the rule problems of what could be read (not those of a field reading refused). */
+function withRuleErrors(reading: FieldErrors, rules: FieldErrors): FieldErrors {
+  const refused = Object.keys(reading);
+  const merged = { ...reading };
+  for (const [path, messages] of Object.entries(rules)) {
+    const restPath = path.split('.').map(snakeCase).join('.');
+    if (refused.some((r) => restPath === r || restPath.startsWith(`${r}.`))) continue;
+    (merged[restPath] ??= []).push(...messages);
+  }
+  return merged;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -74,3 +74,12 @@ export const MENU_CATEGORY = `
     name
     sort_order: sortOrder
   }`;
+
+/** Spec §2.5, the `meta` of every paginated list. */
+export const PAGE_META = `
+  fragment RestPageMeta on PageMeta {
+    total
+    per_page: perPage
+    current_page: currentPage
+    last_page: lastPage
+  }`;

@@ -20,7 +20,8 @@ import {
   SelectionSetNode,
 } from 'graphql';
 import { CompiledRoute } from './adapter';
-import { snakeCase, variableType } from './variables';
+import { variableType } from './variables';
+import { snakeCase } from './field-names';
 
 type Schema = Record<string, unknown>;
 

@@ -1,22 +1,19 @@
 /** Renders errors as spec §7 bodies: `{message}`, or `{message, errors}` for 422. */
 import { Response } from 'express';
 import { GraphQLError } from 'graphql';
-import { AppError, FieldErrors } from '../common/errors';
+import { AppError } from '../common/errors';
 import { Logger } from '../common/logger';
 import { toAppError } from '../graphql/errors';
-import { snakeCase } from './variables';
+import { FieldRenamer, renameKeysOnly } from './field-names';
 
-/** Field paths from services use GraphQL names; REST clients know the snake_case ones. */
-function restFields(fields: FieldErrors): FieldErrors {
-  const renamed: FieldErrors = {};
-  for (const [path, messages] of Object.entries(fields)) {
-    const restPath = path.split('.').map(snakeCase).join('.');
-    renamed[restPath] = messages.map((m) => m.split(path).join(restPath));
-  }
-  return renamed;
+export interface ErrorRendering {
+  development: boolean;
+  logger: Logger;
+  /** Field names as REST clients send them (src/rest/field-names.ts). */
+  renameFields?: FieldRenamer;
 }
 
-export function sendError(res: Response, error: unknown, opts: { development: boolean; logger: Logger }): void {
+export function sendError(res: Response, error: unknown, opts: ErrorRendering): void {
   const appError = toAppError(error);
   if (!appError) {
     opts.logger.error({ err: error }, 'unhandled error');
@@ -29,13 +26,13 @@ export function sendError(res: Response, error: unknown, opts: { development: bo
     );
     return;
   }
-  sendAppError(res, appError);
+  sendAppError(res, appError, opts.renameFields);
 }
 
-export function sendAppError(res: Response, error: AppError): void {
+export function sendAppError(res: Response, error: AppError, renameFields: FieldRenamer = renameKeysOnly): void {
   if (error.details.retryAfter !== undefined) res.setHeader('Retry-After', String(error.details.retryAfter));
   if (error.code === 'VALIDATION') {
-    res.status(422).json({ message: error.message, errors: restFields(error.details.fields ?? {}) });
+    res.status(422).json({ message: error.message, errors: renameFields(error.details.fields ?? {}) });
     return;
   }
   res.status(error.status).json({ message: error.message });

@@ -17,8 +17,8 @@ import {
   VariableDefinitionNode,
 } from 'graphql';
 import { FieldErrors } from '../common/errors';
+import { snakeCase } from './field-names';
 
-export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 export function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
   return typeFromAST(schema, definition.type as never) as GraphQLInputType;

@@ -1,6 +1,7 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
-import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import { User } from '../users/user.entity';
+import { CoordinateField } from '../../common/coordinate-field';
 
 /** A customer's saved delivery address; checkout takes its id. */
 @ObjectType()
@@ -30,11 +31,11 @@ export class UserAddress {
   @Property({ length: 100, nullable: true })
   city?: string | null;
 
-  @Field(() => Float)
+  @CoordinateField()
   @Property({ type: 'double' })
   latitude!: number;
 
-  @Field(() => Float)
+  @CoordinateField()
   @Property({ type: 'double' })
   longitude!: number;
 

@@ -1,8 +1,10 @@
 import { Field, ObjectType } from 'type-graphql';
+import { PageMeta } from '../../common/pagination';
 import { Offer } from '../offers/offer.entity';
 import { Store } from '../stores/store.entity';
 import type { StoreCatalog } from './catalog.service';
 import { Menu } from './menu.entity';
+import { MenuCategory } from './menu-category.entity';
 
 @ObjectType()
 export class Catalog implements StoreCatalog {
@@ -14,4 +16,22 @@ export class Catalog implements StoreCatalog {
 
   @Field(() => [Offer], { description: "The store's active offers and the global ones." })
   offers!: Offer[];
+}
+
+@ObjectType()
+export class MenuPage {
+  @Field(() => [Menu])
+  menus!: Menu[];
+
+  @Field(() => PageMeta)
+  meta!: PageMeta;
+}
+
+@ObjectType()
+export class MenuCategoryPage {
+  @Field(() => [MenuCategory])
+  menuCategories!: MenuCategory[];
+
+  @Field(() => PageMeta)
+  meta!: PageMeta;
 }

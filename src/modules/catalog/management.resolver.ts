@@ -1,11 +1,12 @@
 /** Store owners' menus and menu categories (spec §4.2), for the dashboard and the REST rows. */
-import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { MessagePayload } from '../../common/message-payload';
 import { Context } from '../../context';
-import { CreateMenuCategoryInput, UpdateMenuCategoryInput } from './menu-category.inputs';
+import { MenuCategoryPage, MenuPage } from './catalog.types';
+import { CreateMenuCategoryInput, MenuCategoryListArgs, UpdateMenuCategoryInput } from './menu-category.inputs';
 import * as categories from './menu-category.service';
 import { MenuCategory } from './menu-category.entity';
-import { CreateMenuInput, UpdateMenuInput } from './menu.inputs';
+import { CreateMenuInput, MenuListArgs, UpdateMenuInput } from './menu.inputs';
 import * as menus from './menu.service';
 import { Menu } from './menu.entity';
 
@@ -29,9 +30,11 @@ export class MenuCategoryPayload {
 
 @Resolver()
 export class MenuManagementResolver {
-  @Query(() => [Menu], { description: "A store's menus (all of them for its owner); without storeId, the caller's own." })
-  async menus(@Arg('storeId', () => Int, { nullable: true }) storeId: number | null, @Ctx() ctx: Context): Promise<Menu[]> {
-    return menus.listMenus(ctx, storeId);
+  @Query(() => MenuPage, {
+    description: "A page of menus: a store's (all of them for its owner); without storeId the caller's own, or for anyone else the active menus of active stores.",
+  })
+  async menus(@Args() args: MenuListArgs, @Ctx() ctx: Context): Promise<MenuPage> {
+    return menus.listMenus(ctx, args);
   }
 
   @Query(() => Menu)
@@ -58,13 +61,11 @@ export class MenuManagementResolver {
     return { message: 'Menu deleted.' };
   }
 
-  @Query(() => [MenuCategory], { description: "A menu's or a store's categories; without either, the caller's own." })
-  async menuCategories(
-    @Arg('storeId', () => Int, { nullable: true }) storeId: number | null,
-    @Arg('menuId', () => Int, { nullable: true }) menuId: number | null,
-    @Ctx() ctx: Context,
-  ): Promise<MenuCategory[]> {
-    return categories.listMenuCategories(ctx, { storeId, menuId });
+  @Query(() => MenuCategoryPage, {
+    description: "A page of a menu's or a store's categories; without either the caller's own, or for anyone else those in active menus of active stores.",
+  })
+  async menuCategories(@Args() args: MenuCategoryListArgs, @Ctx() ctx: Context): Promise<MenuCategoryPage> {
+    return categories.listMenuCategories(ctx, args);
   }
 
   @Query(() => MenuCategory)

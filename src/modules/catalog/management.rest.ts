@@ -3,7 +3,7 @@
  * the same rows as menu categories, seen store by store and only by their owner
  * (docs/decisions.md).
  */
-import { MENU, MENU_CATEGORY } from '../../rest/fragments';
+import { MENU, MENU_CATEGORY, PAGE_META } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 const CATEGORY_WRITE = `{ message data: category { ...RestMenuCategory } }`;
@@ -53,9 +53,12 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/menu-categories',
-    document: `query MenuCategories($store_id: Int, $menu_id: Int) {
-      menuCategories(storeId: $store_id, menuId: $menu_id) { ...RestMenuCategory }
-    } ${MENU_CATEGORY}`,
+    document: `query MenuCategories($store_id: Int, $menu_id: Int, $page: Int, $per_page: Int) {
+      menuCategories(storeId: $store_id, menuId: $menu_id, page: $page, perPage: $per_page) {
+        menu_categories: menuCategories { ...RestMenuCategory }
+        meta { ...RestPageMeta }
+      }
+    } ${MENU_CATEGORY} ${PAGE_META}`,
   },
   {
     method: 'POST',
@@ -93,7 +96,9 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/menus',
-    document: `query Menus($store_id: Int) { menus(storeId: $store_id) { ...RestMenu } } ${MENU}`,
+    document: `query Menus($store_id: Int, $page: Int, $per_page: Int) {
+      menus(storeId: $store_id, page: $page, perPage: $per_page) { menus { ...RestMenu } meta { ...RestPageMeta } }
+    } ${MENU} ${PAGE_META}`,
   },
   {
     method: 'POST',

@@ -1,4 +1,5 @@
-import { Field, InputType, Int } from 'type-graphql';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
+import { PageArgs } from '../../common/pagination';
 import { IsOptional, Matches, MaxLength, Min } from 'class-validator';
 
 @InputType()
@@ -42,4 +43,18 @@ export class UpdateMenuCategoryInput {
   @IsOptional()
   @Min(0)
   sortOrder?: number;
+}
+
+/** Menu categories list: of a menu, of a store, or without either all visible ones (an owner: their own). */
+@ArgsType()
+export class MenuCategoryListArgs extends PageArgs {
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @Min(1)
+  storeId?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @Min(1)
+  menuId?: number | null;
 }

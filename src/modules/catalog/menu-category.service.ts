@@ -2,14 +2,16 @@
  * Menu categories (spec §2.13): a store's sections, optionally placed in a menu. The spec's
  * "store categories" of §4.2 are the same rows seen store by store (docs/decisions.md).
  */
-import { conflict, invalidField, notFound, validationFailed } from '../../common/errors';
+import { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import { conflict, invalidField, notFound } from '../../common/errors';
+import { PageMeta, pageMeta, pageWindow } from '../../common/pagination';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { Store } from '../stores/store.entity';
 import { visibleStore } from '../stores/store.service';
-import { CreateMenuCategoryInput, UpdateMenuCategoryInput } from './menu-category.inputs';
+import { CreateMenuCategoryInput, MenuCategoryListArgs, UpdateMenuCategoryInput } from './menu-category.inputs';
 import { MenuCategory } from './menu-category.entity';
 import { getMenu, removeGuarded } from './menu.service';
 import { Menu } from './menu.entity';
@@ -17,19 +19,29 @@ import { Product } from './product.entity';
 
 const ORDER = { sortOrder: 'asc', id: 'asc' } as const;
 
-/** Public list: a menu's categories, or a store's (customers see those in active menus). */
-export async function listMenuCategories(ctx: Context, filter: { storeId?: number | null; menuId?: number | null }): Promise<MenuCategory[]> {
-  if (filter.menuId != null) {
-    const menu = await getMenu(ctx, filter.menuId);
-    return ctx.em.find(MenuCategory, { menu }, { orderBy: ORDER });
+/**
+ * A page of categories: of a menu, or of a store (customers see those in active menus);
+ * without either, a signed-in owner's own, and anyone else's view those in active menus of
+ * active stores, newest first.
+ */
+export async function listMenuCategories(ctx: Context, args: MenuCategoryListArgs): Promise<{ menuCategories: MenuCategory[]; meta: PageMeta }> {
+  let where: FilterQuery<MenuCategory>;
+  let orderBy: QueryOrderMap<MenuCategory> = ORDER;
+  const owned = args.menuId == null && args.storeId == null && ctx.viewer ? await ownedStoreIds(ctx) : [];
+  if (args.menuId != null) {
+    where = { menu: await getMenu(ctx, args.menuId) };
+  } else if (args.storeId != null) {
+    const store = await visibleStore(ctx, args.storeId);
+    where = viewerOwns(ctx, store) ? { store } : { store, menu: { isActive: true } };
+  } else if (owned.length > 0) {
+    where = { store: { $in: owned } };
+    orderBy = { store: 'asc', ...ORDER };
+  } else {
+    where = { menu: { isActive: true }, store: { isActive: true } };
+    orderBy = { id: 'desc' };
   }
-  if (filter.storeId != null) {
-    const store = await visibleStore(ctx, filter.storeId);
-    const where = viewerOwns(ctx, store) ? { store } : { store, menu: { isActive: true } };
-    return ctx.em.find(MenuCategory, where, { orderBy: ORDER });
-  }
-  if (!ctx.viewer) throw validationFailed({ storeId: ['storeId or menuId is required unless signed in as a store owner'] });
-  return ownedMenuCategories(ctx);
+  const [menuCategories, total] = await ctx.em.findAndCount(MenuCategory, where, { orderBy, ...pageWindow(args) });
+  return { menuCategories, meta: pageMeta(total, args.page, args.perPage) };
 }
 
 /** The caller's own categories: of one of their stores, or of all of them. */

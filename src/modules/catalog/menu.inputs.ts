@@ -1,4 +1,5 @@
-import { Field, InputType, Int } from 'type-graphql';
+import { ArgsType, Field, InputType, Int } from 'type-graphql';
+import { PageArgs } from '../../common/pagination';
 import { IsOptional, Matches, MaxLength, Min } from 'class-validator';
 
 const NOT_BLANK = /\S/;
@@ -53,4 +54,13 @@ export class UpdateMenuInput {
   @IsOptional()
   @Min(0)
   sortOrder?: number;
+}
+
+/** Menus list: of one store, or without it all active ones (a signed-in owner: their own). */
+@ArgsType()
+export class MenuListArgs extends PageArgs {
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @Min(1)
+  storeId?: number | null;
 }

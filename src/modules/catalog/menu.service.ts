@@ -1,26 +1,40 @@
 /** Menus (spec §2.12, §4.2): customers see active menus of active stores; owners see theirs. */
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
-import { conflict, invalidField, notFound, validationFailed } from '../../common/errors';
+import { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import { conflict, invalidField, notFound } from '../../common/errors';
+import { PageMeta, pageMeta, pageWindow } from '../../common/pagination';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { visibleStore } from '../stores/store.service';
-import { CreateMenuInput, UpdateMenuInput } from './menu.inputs';
+import { CreateMenuInput, MenuListArgs, UpdateMenuInput } from './menu.inputs';
 import { Menu } from './menu.entity';
 import { Product } from './product.entity';
 
 const ORDER = { sortOrder: 'asc', id: 'asc' } as const;
 
-/** Menus of one store, or without a store those of the caller's own stores. */
-export async function listMenus(ctx: Context, storeId?: number | null): Promise<Menu[]> {
-  if (storeId == null) {
-    if (!ctx.viewer) throw validationFailed({ storeId: ['storeId is required unless signed in as a store owner'] });
-    return ctx.em.find(Menu, { store: { $in: await ownedStoreIds(ctx) } }, { orderBy: { store: 'asc', ...ORDER } });
+/**
+ * A page of menus: of one store (all of them for its owner, else the active ones); without a
+ * store, a signed-in owner's own, and anyone else's view the active menus of active stores,
+ * newest first.
+ */
+export async function listMenus(ctx: Context, args: MenuListArgs): Promise<{ menus: Menu[]; meta: PageMeta }> {
+  let where: FilterQuery<Menu>;
+  let orderBy: QueryOrderMap<Menu> = ORDER;
+  const owned = args.storeId == null && ctx.viewer ? await ownedStoreIds(ctx) : [];
+  if (args.storeId != null) {
+    const store = await visibleStore(ctx, args.storeId);
+    where = viewerOwns(ctx, store) ? { store } : { store, isActive: true };
+  } else if (owned.length > 0) {
+    where = { store: { $in: owned } };
+    orderBy = { store: 'asc', ...ORDER };
+  } else {
+    where = { isActive: true, store: { isActive: true } };
+    orderBy = { id: 'desc' };
   }
-  const store = await visibleStore(ctx, storeId);
-  const owner = viewerOwns(ctx, store);
-  return ctx.em.find(Menu, owner ? { store } : { store, isActive: true }, { orderBy: ORDER });
+  const [menus, total] = await ctx.em.findAndCount(Menu, where, { orderBy, ...pageWindow(args) });
+  return { menus, meta: pageMeta(total, args.page, args.perPage) };
 }
 
 export async function getMenu(ctx: Context, id: number): Promise<Menu> {

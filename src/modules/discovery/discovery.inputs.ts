@@ -1,6 +1,6 @@
 import { ArgsType, Field, Float, Int } from 'type-graphql';
-import { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../common/pagination';
+import { IsIn, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { PageArgs } from '../../common/pagination';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { STORE_SORTS, StoreSort } from '../stores/store-query';
 
@@ -21,7 +21,7 @@ export class OptionalPointArgs {
 
 /** Spec §4.3 nearby stores, plus the page parameters (docs/decisions.md). */
 @ArgsType()
-export class NearbyStoresArgs {
+export class NearbyStoresArgs extends PageArgs {
   @Field(() => Float)
   @Min(-90)
   @Max(90)
@@ -62,17 +62,6 @@ export class NearbyStoresArgs {
   @IsOptional()
   @IsIn(STORE_SORTS as unknown as string[], { message: `sort must be one of: ${STORE_SORTS.join(', ')}` })
   sort?: StoreSort;
-
-  @Field(() => Int, { nullable: true, defaultValue: 1 })
-  @IsInt()
-  @Min(1)
-  page!: number;
-
-  @Field(() => Int, { nullable: true, defaultValue: DEFAULT_PER_PAGE })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PER_PAGE)
-  perPage!: number;
 }
 
 @ArgsType()

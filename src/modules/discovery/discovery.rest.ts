@@ -1,5 +1,5 @@
 /** Spec §4.3 home, search, ads and nearby over REST. */
-import { OFFER, PRODUCT, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
+import { OFFER, PAGE_META, PRODUCT, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 export const discoveryRoutes: RestRoute[] = [
@@ -45,8 +45,8 @@ export const discoveryRoutes: RestRoute[] = [
       nearbyStores(lat: $lat, lng: $lng, radius: $radius, minRating: $min_rating, freeDelivery: $free_delivery,
           isOpen: $is_open, hasOffer: $has_offer, categoryId: $category_id, sort: $sort, page: $page, perPage: $per_page) {
         stores { ...RestStoreSummary }
-        meta { total per_page: perPage current_page: currentPage last_page: lastPage }
+        meta { ...RestPageMeta }
       }
-    } ${STORE_SUMMARY}`,
+    } ${STORE_SUMMARY} ${PAGE_META}`,
   },
 ];

@@ -1,6 +1,7 @@
 import { Entity, Index, OneToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
-import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import { User } from '../users/user.entity';
+import { CoordinateField } from '../../common/coordinate-field';
 
 /**
  * A driver profile on a user: the same phone sign-in, plus availability and position.
@@ -21,11 +22,11 @@ export class Driver {
   @Property({ default: false })
   isOnline: boolean & Opt = false;
 
-  @Field(() => Float, { nullable: true })
+  @CoordinateField({ nullable: true })
   @Property({ type: 'double', nullable: true })
   latitude?: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @CoordinateField({ nullable: true })
   @Property({ type: 'double', nullable: true })
   longitude?: number | null;
 

@@ -1,6 +1,7 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type { PlacedOrder } from './checkout.service';
 import { Order } from './order.entity';
+import { CoordinateField } from '../../common/coordinate-field';
 
 @ObjectType({ description: 'The delivery address as it was when the order was placed.' })
 export class OrderAddress {
@@ -8,8 +9,8 @@ export class OrderAddress {
   @Field() line1!: string;
   @Field(() => String, { nullable: true }) line2!: string | null;
   @Field(() => String, { nullable: true }) city!: string | null;
-  @Field(() => Float) latitude!: number;
-  @Field(() => Float) longitude!: number;
+  @CoordinateField() latitude!: number;
+  @CoordinateField() longitude!: number;
   @Field(() => String, { nullable: true }) instructions!: string | null;
 }
 
@@ -18,8 +19,8 @@ export class DriverInfo {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field() phone!: string;
-  @Field(() => Float, { nullable: true }) latitude!: number | null;
-  @Field(() => Float, { nullable: true }) longitude!: number | null;
+  @CoordinateField({ nullable: true }) latitude!: number | null;
+  @CoordinateField({ nullable: true }) longitude!: number | null;
 }
 
 @ObjectType()

@@ -3,6 +3,7 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { toAmount } from '../../common/money';
 import { User } from '../users/user.entity';
 import { StoreCategory } from './store-category.entity';
+import { CoordinateField } from '../../common/coordinate-field';
 
 @ObjectType({ description: 'A store customers order from.' })
 @Entity({ tableName: 'stores' })
@@ -49,11 +50,11 @@ export class Store {
   @Property({ length: 300 })
   address!: string;
 
-  @Field(() => Float)
+  @CoordinateField()
   @Property({ type: 'double' })
   latitude!: number;
 
-  @Field(() => Float)
+  @CoordinateField()
   @Property({ type: 'double' })
   longitude!: number;
 

@@ -1,4 +1,5 @@
-import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { CoordinateField } from '../../common/coordinate-field';
 import { OrderEventMessage } from '../orders/order-events';
 
 @ObjectType({ description: 'One change of an order, as streamed to subscribers.' })
@@ -9,8 +10,8 @@ export class OrderUpdate {
   @Field({ description: 'The order status after this change.' }) status!: string;
   @Field(() => Date) at!: Date;
   @Field(() => Int, { nullable: true }) driverId!: number | null;
-  @Field(() => Float, { nullable: true }) latitude!: number | null;
-  @Field(() => Float, { nullable: true }) longitude!: number | null;
+  @CoordinateField({ nullable: true }) latitude!: number | null;
+  @CoordinateField({ nullable: true }) longitude!: number | null;
 }
 
 /** An event as subscribers see it: its data's driver and position lifted to fields. */

@@ -1,0 +1,40 @@
+/**
+ * REST clients name fields in snake_case (`menu_id`); services and GraphQL use the schema's
+ * names (`menuId`). A 422 over REST renames both its keys and the field names its messages
+ * mention, here and nowhere else, so no service has to know which way a request came in.
+ */
+import { GraphQLSchema, isInputObjectType, isObjectType } from 'graphql';
+import { FieldErrors } from '../common/errors';
+
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A camelCase word: the only words snake_case changes. */
+const CAMEL_WORD = /\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g;
+
+export type FieldRenamer = (fields: FieldErrors) => FieldErrors;
+
+/**
+ * Renames keys segment by segment (`items.0.productId` -> `items.0.product_id`) and, in
+ * messages, every camelCase word that is an input field or argument of the schema (so a
+ * quoted product or option name is left as it is).
+ */
+export function restFieldRenamer(schema: GraphQLSchema): FieldRenamer {
+  const names = new Set<string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isInputObjectType(type)) for (const name of Object.keys(type.getFields())) names.add(name);
+    if (isObjectType(type)) for (const field of Object.values(type.getFields())) for (const arg of field.args) names.add(arg.name);
+  }
+  const renameWords = (text: string) => text.replace(CAMEL_WORD, (word) => (names.has(word) ? snakeCase(word) : word));
+  return (fields) => {
+    const renamed: FieldErrors = {};
+    for (const [path, messages] of Object.entries(fields)) {
+      const restPath = path.split('.').map(snakeCase).join('.');
+      (renamed[restPath] ??= []).push(...messages.map(renameWords));
+    }
+    return renamed;
+  };
+}
+
+/** Without a schema (errors outside any route): keys only. */
+export const renameKeysOnly: FieldRenamer = (fields) =>
+  Object.fromEntries(Object.entries(fields).map(([path, messages]) => [path.split('.').map(snakeCase).join('.'), messages]));
