@@ -9,6 +9,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
+import { Clock } from './common/clock';
 import { AppError } from './common/errors';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
@@ -31,12 +32,13 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function createApp(config: Config, orm: Orm, logger: Logger): Promise<App> {
+/** `clock`: "now" for rules computed in Node (tests fix it); the system clock by default. */
+export async function createApp(config: Config, orm: Orm, logger: Logger, options: { clock?: Clock } = {}): Promise<App> {
   const development = config.env === 'development';
   const production = config.env === 'production';
   const formatOptions = { development, hideSuggestions: production };
   const events = createAppPubSub(config.redisUrl, logger, config.redisPrefix ?? `${orm.config.get('dbName')}:`);
-  const services = createServices(config, logger, events);
+  const services = createServices(config, logger, events, undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
 

@@ -9,6 +9,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Config } from './config';
 import { AppError } from './common/errors';
 import { LoaderCache } from './common/batch-loader';
+import { Clock } from './common/clock';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { AppPubSub, TokenEvents } from './pubsub';
@@ -29,6 +30,8 @@ export interface Services {
   tokenEvents: TokenEvents;
   /** Delivers one-time codes (WhatsApp, or the log in development). */
   sender: MessageSender;
+  /** "Now" for rules computed in Node (opening hours); fixed in tests. */
+  clock: Clock;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
   authenticate(em: EntityManager, authorization: string): Promise<Viewer>;
 }

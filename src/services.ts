@@ -1,4 +1,5 @@
 /** Builds the long-lived services once per app (the composition root's half of the context). */
+import { Clock, systemClock } from './common/clock';
 import { Config } from './config';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
@@ -14,11 +15,13 @@ export function createServices(
   logger: Logger,
   bus: { pubSub: AppPubSub; tokenEvents: TokenEvents },
   sender?: MessageSender,
+  clock: Clock = systemClock,
 ): Services {
   return {
     config,
     pubSub: bus.pubSub,
     tokenEvents: bus.tokenEvents,
+    clock,
     sender: sender ?? createMessageSender(config, logger),
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };

@@ -2,6 +2,7 @@
 import { Factory } from './helpers/factories';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
+import { localTimesAt } from '../src/modules/stores/local-time';
 
 let server: TestServer;
 let make: Factory;
@@ -239,7 +240,8 @@ describe('GET /api/store/categories', () => {
 
 describe('opening hours', () => {
   const openAt = async (storeId: number, instant: string) => {
-    const [row] = await server.db.orm.em.fork().execute(`select store_is_open(?, ?::timestamptz) as open`, [storeId, instant]);
+    const em = server.db.orm.em.fork();
+    const [row] = await em.execute(`select store_is_open(?, ?::jsonb) as open`, [storeId, await localTimesAt(em, new Date(instant))]);
     return row.open as boolean;
   };
 

@@ -154,9 +154,9 @@ describe('demo city', () => {
     );
     expect(late).toBeDefined();
     const [row] = await em().execute<{ late: boolean; closed: boolean; evening: boolean }[]>(
-      `select store_is_open(?, (date '2026-03-04' + ?::time - interval '30 minutes') at time zone 'Africa/Casablanca') as late,
-              store_is_open(?, (date '2026-03-04' + ?::time + (?::time - ?::time) / 2) at time zone 'Africa/Casablanca') as closed,
-              store_is_open(?, (date '2026-03-04' + ?::time + interval '30 minutes') at time zone 'Africa/Casablanca') as evening`,
+      `select store_is_open(?, jsonb_build_object('Africa/Casablanca', date '2026-03-04' + ?::time - interval '30 minutes')) as late,
+              store_is_open(?, jsonb_build_object('Africa/Casablanca', date '2026-03-04' + ?::time + (?::time - ?::time) / 2)) as closed,
+              store_is_open(?, jsonb_build_object('Africa/Casablanca', date '2026-03-04' + ?::time + interval '30 minutes')) as evening`,
       [late.store_id, late.closes, late.store_id, late.closes, late.opens, late.closes, late.store_id, late.opens],
     );
     expect(row).toEqual({ late: true, closed: false, evening: true });

@@ -15,11 +15,12 @@ export interface LoaderScope {
   loaders: LoaderCache;
 }
 
-export function batchLoader<K, V>(batch: (em: EntityManager, keys: readonly K[]) => Promise<V[]>) {
-  const loaderOf = (scope: LoaderScope): DataLoader<K, V> => {
+/** `S`: a loader that needs more of the request than its em (the clock) names the scope it takes. */
+export function batchLoader<K, V, S extends LoaderScope = LoaderScope>(batch: (em: EntityManager, keys: readonly K[], scope: S) => Promise<V[]>) {
+  const loaderOf = (scope: S): DataLoader<K, V> => {
     let loader = scope.loaders.get(loaderOf) as DataLoader<K, V> | undefined;
     if (!loader) {
-      loader = new DataLoader<K, V>((keys) => batch(scope.em, keys));
+      loader = new DataLoader<K, V>((keys) => batch(scope.em, keys, scope));
       scope.loaders.set(loaderOf, loader as DataLoader<unknown, unknown>);
     }
     return loader;

@@ -21,6 +21,24 @@ export const STORE_SUMMARY = `
     is_open: isOpen
   }`;
 
+/**
+ * The complete store object (spec §2.9 "complete store object"): GET /store/stores/{store}
+ * and the order detail's `store` answer exactly this. Spread it with the fragments it uses
+ * (`STORE_DETAIL_FRAGMENTS`).
+ */
+export const STORE_DETAIL = `
+  fragment RestStoreDetail on Store {
+    ...RestStoreSummary
+    description
+    latitude
+    longitude
+    timezone
+    delivery_radius_km: deliveryRadiusKm
+    category_detail: category { ...RestStoreCategory }
+    opening_hours: openingHours { day_of_week: dayOfWeek opens_at: opensAt closes_at: closesAt }
+    offers { ...RestOffer }
+  }`;
+
 export const PRODUCT = `
   fragment RestProduct on Product {
     id
@@ -83,3 +101,6 @@ export const PAGE_META = `
     current_page: currentPage
     last_page: lastPage
   }`;
+
+/** RestStoreDetail with every fragment it spreads. */
+export const STORE_DETAIL_FRAGMENTS = `${STORE_DETAIL} ${STORE_SUMMARY} ${STORE_CATEGORY} ${OFFER}`;

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { AddressInfo } from 'node:net';
 import { createApp, App } from '../../src/app';
 import { Config, loadConfig } from '../../src/config';
+import { Clock } from '../../src/common/clock';
 import { createLogger } from '../../src/common/logger';
 import { Database } from '../../src/db/orm';
 import { emptyTables, openTestDatabase } from './database';
@@ -27,8 +28,19 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** A clock a test sets: `clock.set('2026-11-23T07:11:00Z')`; the system clock until set. */
+export class TestClock implements Clock {
+  private fixed: Date | null = null;
+  now(): Date {
+    return this.fixed ? new Date(this.fixed) : new Date();
+  }
+  set(at: string | Date | null): void {
+    this.fixed = at === null ? null : new Date(at);
+  }
+}
+
 /** `shared`: run on another server's database (two instances), which that server closes. */
-export async function startTestServer(env: Record<string, string> = {}, shared?: Database): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, shared?: Database, options: { clock?: Clock } = {}): Promise<TestServer> {
   const whatsapp = new FakeWhatsApp();
   const whatsappUrl = await whatsapp.start();
   const config = loadConfig({
@@ -48,7 +60,7 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     ...env,
   });
   const db = shared ?? (await openTestDatabase());
-  const app = await createApp(config, db.orm, createLogger(config.logLevel));
+  const app = await createApp(config, db.orm, createLogger(config.logLevel), { clock: options.clock });
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = app.httpServer.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

@@ -4,11 +4,12 @@
  */
 import { Factory } from './factories';
 import { startTestServer, TestServer } from './server';
+import { Clock } from '../../src/common/clock';
 
-export function useTestServer(ready: (server: TestServer, make: Factory) => void, env: Record<string, string> = {}): void {
+export function useTestServer(ready: (server: TestServer, make: Factory) => void, env: Record<string, string> = {}, options: { clock?: Clock } = {}): void {
   let server: TestServer | undefined;
   beforeAll(async () => {
-    server = await startTestServer(env);
+    server = await startTestServer(env, undefined, options);
     ready(server, new Factory(server.db));
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 /** Spec §4.3 catalog, store details, products, and the store category lists, over REST. */
-import { OFFER, PRODUCT, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
+import { OFFER, PRODUCT, STORE_CATEGORY, STORE_DETAIL_FRAGMENTS, STORE_SUMMARY } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 export const catalogRoutes: RestRoute[] = [
@@ -34,16 +34,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/stores/:store',
-    document: `query StoreDetails($store: String!) {
-      store(idOrSlug: $store) {
-        ...RestStoreSummary
-        description latitude longitude timezone
-        delivery_radius_km: deliveryRadiusKm
-        category_detail: category { ...RestStoreCategory }
-        opening_hours: openingHours { day_of_week: dayOfWeek opens_at: opensAt closes_at: closesAt }
-        offers { ...RestOffer }
-      }
-    } ${STORE_SUMMARY} ${STORE_CATEGORY} ${OFFER}`,
+    document: `query StoreDetails($store: String!) { store(idOrSlug: $store) { ...RestStoreDetail } } ${STORE_DETAIL_FRAGMENTS}`,
   },
   {
     method: 'GET',

@@ -7,6 +7,7 @@ import { Product } from '../catalog/product.entity';
 import { activeGlobalOffers } from '../offers/offer.service';
 import { findStores, GeoPoint, storeConditions, StoreFilter } from '../stores/store-query';
 import { Store } from '../stores/store.entity';
+import { storeLocalTimes } from '../stores/local-time';
 import { listMainCategories, listStoreCategories } from '../stores/store.service';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
@@ -22,7 +23,7 @@ export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promis
     radiusKm: args.radius,
     minRating: args.minRating,
     freeDelivery: args.freeDelivery,
-    isOpen: args.isOpen,
+    openAt: args.isOpen ? await storeLocalTimes(ctx) : undefined,
     hasOffer: args.hasOffer,
     categoryId: args.categoryId,
   };

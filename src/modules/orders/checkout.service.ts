@@ -11,6 +11,7 @@ import { requireViewer } from '../auth/token.service';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { Store } from '../stores/store.entity';
+import { storeLocalTimes } from '../stores/local-time';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
 import { appendEvent, publishEvents } from './order-events';
@@ -34,8 +35,10 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     if (replay) return replay;
   }
   try {
+    // Read before the transaction (the embedded database serves one connection at a time).
+    const localTimes = await storeLocalTimes(ctx);
     const { placed, events } = await ctx.em.transactional(async (tx) => {
-      const order = await createOrder(tx, viewer.userId, input);
+      const order = await createOrder(tx, viewer.userId, input, localTimes);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
       if (key) {
@@ -52,17 +55,18 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   }
 }
 
-async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput): Promise<Order> {
+/** `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the store's is_open. */
+async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string): Promise<Order> {
   const errors: FieldErrors = {};
   const [place] = await tx.execute<{ store_ok: boolean; open: boolean; address_ok: boolean; inside: boolean }[]>(
     `select s.id is not null and s.is_active as store_ok,
-            coalesce(store_is_open(s.id), false) as open,
+            coalesce(store_is_open(s.id, ?::jsonb), false) as open,
             a.id is not null as address_ok,
             coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false) as inside
      from (select 1) one
      left join stores s on s.id = ?
      left join user_addresses a on a.id = ? and a.user_id = ?`,
-    [input.storeId, input.addressId, userId],
+    [localTimes, input.storeId, input.addressId, userId],
   );
   if (!place.store_ok) errors.storeId = ['The selected store is not available.'];
   else if (!place.open) errors.storeId = ['The store is closed at the moment.'];

@@ -2,6 +2,7 @@
  * Orders over REST: checkout, list and detail (spec §4.3), accept and reject (§4.2), and the
  * lifecycle steps the spec leaves out (docs/decisions.md).
  */
+import { STORE_DETAIL_FRAGMENTS } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 const ITEM = `product_id: productId product_name: productName quantity base_price: basePrice total_price: totalPrice`;
@@ -18,10 +19,7 @@ export const ORDER_DETAIL = `
     id status subtotal delivery_fee: deliveryFee discount total promo_code: promoCode
     created_at: createdAt rejection_reason: rejectionReason rejection_note: rejectionNote
     last_event_seq: lastEventSeq
-    store {
-      id name slug logo image address latitude longitude rating delivery_time: deliveryTime
-      delivery_price: deliveryPrice free_delivery: freeDelivery timezone category: categoryName is_open: isOpen
-    }
+    store { ...RestStoreDetail }
     user_address: deliveryAddress { label line1 line2 city latitude longitude instructions }
     driver { id name phone latitude longitude }
     timeline { status at }
@@ -30,7 +28,8 @@ export const ORDER_DETAIL = `
       options { id name price }
       supplements { id name price }
     }
-  }`;
+  }
+  ${STORE_DETAIL_FRAGMENTS}`;
 
 const ACTION = `{ message data: order { order_id: id status } }`;
 

@@ -19,7 +19,8 @@ export interface StoreFilter {
   radiusKm?: number;
   minRating?: number;
   freeDelivery?: boolean;
-  isOpen?: boolean;
+  /** Only stores open at these wall-clock times (`storeLocalTimes`, JSON zone -> local time). */
+  openAt?: string;
   hasOffer?: boolean;
   categoryId?: number;
 }
@@ -58,7 +59,10 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
     params.push(filter.categoryId);
   }
   if (filter.freeDelivery) conditions.push('s.free_delivery');
-  if (filter.isOpen) conditions.push('store_is_open(s.id)');
+  if (filter.openAt !== undefined) {
+    conditions.push('store_is_open(s.id, ?::jsonb)');
+    params.push(filter.openAt);
+  }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
   return { where: conditions.join(' and '), params, distance };
 }

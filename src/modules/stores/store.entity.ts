@@ -93,7 +93,9 @@ export class Store {
   @Property({ default: 0 })
   orderCount: number & Opt = 0;
 
+  /** Indexed: "open now" walks the distinct zones in use (src/modules/stores/local-time.ts). */
   @Field({ description: 'IANA time zone the opening hours are in.' })
+  @Index()
   @Property({ length: 64 })
   timezone!: string;
 

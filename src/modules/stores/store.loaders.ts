@@ -3,6 +3,8 @@
  * "top 10 per category" and "is open" are rules of this module.
  */
 import { batchLoader, byId, groupBy, inKeys } from '../../common/batch-loader';
+import { Context } from '../../context';
+import { storeLocalTimes } from './local-time';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
@@ -17,10 +19,11 @@ export const storeCategoryById = batchLoader<number, StoreCategory | null>(async
   byId(keys, await em.find(StoreCategory, { id: inKeys(keys) })),
 );
 
-export const storeIsOpen = batchLoader<number, boolean>(async (em, keys) => {
+/** Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). */
+export const storeIsOpen = batchLoader<number, boolean, Context>(async (em, keys, ctx) => {
   const rows = await em.execute<{ id: number; open: boolean }[]>(
-    `select id, store_is_open(id) as open from stores where id in (${list(keys)})`,
-    [...keys],
+    `select id, store_is_open(id, ?::jsonb) as open from stores where id in (${list(keys)})`,
+    [await storeLocalTimes(ctx), ...keys],
   );
   const open = new Map(rows.map((r) => [r.id, r.open]));
   return keys.map((k) => open.get(k) ?? false);

@@ -1,0 +1,67 @@
+/**
+ * "Open now" is decided in each store's own time zone with the rules of Node's ICU (Intl):
+ * one maintained source, the same on PostgreSQL and on the embedded database (whose tz
+ * tables put Africa/Casablanca at UTC+0, an hour wrong outside Ramadan since 2018).
+ *
+ * Node turns "now" into each zone's wall-clock time and hands SQL the map
+ * `{ "Africa/Casablanca": "2026-11-23T08:11:00", ... }`; the one SQL rule,
+ * `store_is_open(store_id, local_times)`, compares a store's hours with its zone's entry. The
+ * map is exact at that instant, so a DST change or Ramadan needs no refresh and no table.
+ * It covers every zone a store uses: a loose index scan of `stores.timezone` (a statement of
+ * a few index probes, once per request).
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import { batchLoader } from '../../common/batch-loader';
+import { Context } from '../../context';
+
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+
+function formatterOf(zone: string): Intl.DateTimeFormat | null {
+  if (!formatters.has(zone)) {
+    try {
+      const options: Intl.DateTimeFormatOptions = { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' };
+      formatters.set(zone, new Intl.DateTimeFormat('en-US', options));
+    } catch {
+      formatters.set(zone, null); // not a zone ICU knows (writes refuse those): its stores read as closed
+    }
+  }
+  return formatters.get(zone)!;
+}
+
+/** The wall-clock time in `zone` at `at`, as `YYYY-MM-DDTHH:MM:SS`; null for an unknown zone. */
+export function wallClock(zone: string, at: Date): string | null {
+  const formatter = formatterOf(zone);
+  if (!formatter) return null;
+  const part = Object.fromEntries(formatter.formatToParts(at).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day}T${part.hour}:${part.minute}:${part.second}`;
+}
+
+/** Every distinct zone of the stores, walking the timezone index (a few probes, not a scan). */
+async function zonesInUse(em: EntityManager): Promise<string[]> {
+  const rows = await em.execute<{ zone: string }[]>(
+    `with recursive z(zone) as (
+       (select timezone from stores order by timezone limit 1)
+       union all
+       select (select s.timezone from stores s where s.timezone > z.zone order by s.timezone limit 1) from z where z.zone is not null)
+     select zone from z where zone is not null`,
+  );
+  return rows.map((r) => r.zone);
+}
+
+/** zone -> wall-clock time now, for every zone in use: the `local_times` argument of store_is_open. */
+export async function localTimesAt(em: EntityManager, at: Date): Promise<string> {
+  const times: Record<string, string> = {};
+  for (const zone of await zonesInUse(em)) {
+    const local = wallClock(zone, at);
+    if (local) times[zone] = local;
+  }
+  return JSON.stringify(times);
+}
+
+const localTimesNow = batchLoader<'now', string, Context>(async (em, keys, ctx) => {
+  const times = await localTimesAt(em, ctx.services.clock.now());
+  return keys.map(() => times);
+});
+
+/** The request's `local_times` (JSON text), computed once per request at the service's clock. */
+export const storeLocalTimes = (ctx: Context): Promise<string> => localTimesNow(ctx).load('now');
