@@ -51,13 +51,24 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    try {
-      await orm.em.getConnection().execute('select 1');
-      res.json({ status: 'ready' });
-    } catch (error) {
-      logger.warn({ err: error }, 'readiness check failed');
-      res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.' });
+    // Each check has its own short deadline: a saturated pool or a held lock answers 503 at once.
+    const within = <T>(check: Promise<T>) =>
+      Promise.race([check, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref())]);
+    const [database, redis] = await Promise.all([
+      within(orm.em.getConnection().execute('select 1')).then(
+        () => 'ok' as const,
+        (error: unknown) => (logger.warn({ err: error }, 'readiness: the database did not answer'), 'unreachable' as const),
+      ),
+      config.redisUrl ? within(events.ping()).then((up) => (up ? 'ok' : 'unreachable'), () => 'unreachable') : undefined,
+    ]);
+    if (database !== 'ok') {
+      res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.', ...(redis && { redis }) });
+      return;
     }
+    // Without Redis, live events still reach subscribers (they catch up from the database, a few
+    // seconds late): the instance keeps serving and says so, rather than leaving the rotation
+    // together with every other instance.
+    res.json({ status: redis === 'unreachable' ? 'degraded' : 'ready', ...(redis && { redis }) });
   });
 
   const openApi = openApiDocument(schema, routes);

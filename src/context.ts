@@ -28,6 +28,8 @@ export interface Services {
   pubSub: AppPubSub;
   /** Logouts, so that every instance closes the sockets of a revoked token. */
   tokenEvents: TokenEvents;
+  /** False while the bus (Redis) is disconnected: live streams then read the database often. */
+  busHealthy(): boolean;
   /** Delivers one-time codes (WhatsApp, or the log in development). */
   sender: MessageSender;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */

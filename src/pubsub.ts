@@ -21,6 +21,8 @@ export interface PubSubHandle {
   tokenEvents: TokenEvents;
   /** Whether the bus answers now (always true in process); /readyz reports it. */
   ping(): Promise<boolean>;
+  /** Whether both connections are up, without a round trip (streams poll the database when not). */
+  healthy(): boolean;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
       pubSub: createPubSub({ eventTarget }),
       tokenEvents: createPubSub({ eventTarget }),
       ping: async () => true,
+      healthy: () => true,
       close: async () => undefined,
     };
   }
@@ -54,8 +57,9 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
   return {
     pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget }),
     tokenEvents: createPubSub({ eventTarget }),
+    healthy: () => publishClient.status === 'ready' && subscribeClient.status === 'ready',
+    // While connecting, the command waits in ioredis's queue; /readyz bounds the wait.
     async ping() {
-      if (publishClient.status !== 'ready') return false;
       return publishClient.ping().then(
         () => true,
         () => false,

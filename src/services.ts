@@ -13,7 +13,7 @@ export type { Services };
 export function createServices(
   config: Config,
   logger: Logger,
-  bus: { pubSub: AppPubSub; tokenEvents: TokenEvents },
+  bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {
@@ -22,6 +22,7 @@ export function createServices(
     pubSub: bus.pubSub,
     tokenEvents: bus.tokenEvents,
     clock,
+    busHealthy: () => bus.healthy(),
     sender: sender ?? createMessageSender(config, logger),
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };

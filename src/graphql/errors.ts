@@ -7,6 +7,7 @@ import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import type { ValidationError } from 'class-validator';
 import { AppError, FieldErrors } from '../common/errors';
+import { databaseFault } from '../db/faults';
 import { tokenLimitError, withoutSuggestions } from './limits';
 
 export function toAppError(error: unknown): AppError | undefined {
@@ -16,7 +17,7 @@ export function toAppError(error: unknown): AppError | undefined {
     return new AppError('VALIDATION', 'The given data was invalid.', { fields });
   }
   if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
-  return undefined;
+  return databaseFault(error);
 }
 
 /** class-validator's tree -> `{ "items.0.quantity": ["..."] }`. */

@@ -59,7 +59,8 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const db = shared ?? (await openTestDatabase());
+  // The serving pool as in production: its size and session limits come from the config.
+  const db = shared ?? (await openTestDatabase({ poolMax: config.database.poolMax, limits: config.database }));
   const app = await createApp(config, db.orm, createLogger(config.logLevel), { clock: options.clock });
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = app.httpServer.address() as AddressInfo;
