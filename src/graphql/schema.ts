@@ -18,6 +18,7 @@ import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker } from './auth-checker';
+import { refuseControlCharacters } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -50,6 +51,8 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     resolvers,
     authChecker,
     pubSub,
+    // Runs before each resolver (and before argument validation): one string rule for all inputs.
+    globalMiddlewares: [refuseControlCharacters],
     // Without these, validation errors echo the whole input back to the caller.
     validate: VALIDATE_SETTINGS,
   });

@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import { AppError, FieldErrors, validationFailed } from '../common/errors';
 import { Context } from '../context';
+import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseOptions } from '../graphql/limits';
 import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';
@@ -112,6 +113,10 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
     const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
     if (value !== undefined) variables[name] = value;
   }
+  // The shared string rule of every resolver (graphql/control-characters.ts), applied here
+  // first so that a path parameter or header is named as the client sent it.
+  const control = controlCharacterErrors(variables);
+  if (control) throw validationFailed({ ...reader.errors, ...control });
   if (Object.keys(reader.errors).length > 0) {
     throw validationFailed(withRuleErrors(reader.errors, await ruleErrors(schema, route.operation, variables)));
   }

@@ -27,9 +27,15 @@ export interface PlacedOrder {
 /** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */
 const ABANDONED_AFTER_SECONDS = 60;
 
+/** What a key may be: visible ASCII, as long as the stored column (clients send UUIDs or similar). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = requireViewer(ctx.viewer, ctx.authError);
   const key = idempotencyKey?.trim() || null;
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+    throw invalidField('idempotencyKey', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).');
+  }
   if (key) {
     const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));
     if (replay) return replay;
