@@ -16,4 +16,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/global-setup.ts',
 };

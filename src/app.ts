@@ -22,6 +22,7 @@ import { compileRoutes, restRouter } from './rest/adapter';
 import { sendAppError, sendError } from './rest/respond';
 import { restRoutes } from './rest/routes';
 import { openApiDocument } from './rest/openapi';
+import { pagesRouter } from './pages';
 import { createAppPubSub } from './pubsub';
 import { createServices, Services } from './services';
 
@@ -76,6 +77,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     res.json(openApi);
   });
 
+  // Before /graphql: a browser's GET /graphql is GraphiQL's page, not a GraphQL request.
+  app.use(pagesRouter({ graphiql: config.graphiql }));
+
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
@@ -110,7 +114,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { serverWillStart: async () => ({ drainServer: () => websocket.dispose() }) },
-      ...(production ? [ApolloServerPluginLandingPageDisabled()] : []),
+      // Apollo's landing page loads from a CDN; GraphiQL (src/pages) is served from here instead.
+      ApolloServerPluginLandingPageDisabled(),
     ],
   });
   await apollo.start();

@@ -12,6 +12,10 @@ export interface Config {
   host: string;
   port: number;
   logLevel: string;
+  /** json: one JSON object per line; pretty: coloured one-line records for a terminal. */
+  logFormat: 'json' | 'pretty';
+  /** GraphiQL at GET /graphql in a browser; off in production unless GRAPHIQL_ENABLED=true. */
+  graphiql: boolean;
   /** PostgreSQL connection string; undefined means the embedded database in `dataDir`. */
   databaseUrl?: string;
   dataDir: string;
@@ -194,6 +198,10 @@ export function loadConfig(env: Env = process.env): Config {
     if (testNumbers.size > 0) problems.push('OTP_TEST_NUMBERS is a development feature and is refused in production');
     if (!read('DATABASE_URL')) problems.push('DATABASE_URL is required in production (the embedded database is for development)');
   }
+  // auto: pretty when a person watches the terminal, JSON for log collectors; always JSON in production.
+  const logFormatSetting = oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto');
+  if (production && logFormatSetting === 'pretty') problems.push('LOG_FORMAT=pretty is refused in production: logs are JSON there');
+  const logFormat = !production && (logFormatSetting === 'pretty' || (logFormatSetting === 'auto' && isTerminal())) ? 'pretty' : 'json';
   const defaultCountry = read('PHONE_DEFAULT_COUNTRY')?.toUpperCase();
   if (defaultCountry !== undefined && !/^[A-Z]{2}$/.test(defaultCountry)) {
     problems.push('PHONE_DEFAULT_COUNTRY must be a two-letter country code such as MA or FR');
@@ -204,6 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('HOST') ?? '0.0.0.0',
     port: int('PORT', 3000, 0, 65535),
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envName === 'test' ? 'silent' : 'info'),
+    logFormat,
+    graphiql: bool('GRAPHIQL_ENABLED', !production),
     databaseUrl,
     dataDir: path.resolve(read('DATA_DIR') ?? '.data'),
     redisUrl: url('REDIS_URL', undefined, ['redis:', 'rediss:']),
@@ -277,6 +287,10 @@ function origins(raw: string | undefined, problems: string[]): string[] {
     if (!ok) problems.push(`CORS_ORIGINS entry "${origin}" must be an origin such as https://dashboard.example.com`);
   }
   return list;
+}
+
+function isTerminal(): boolean {
+  return process.stdout.isTTY === true;
 }
 
 /** `+15550000001=123456,+15550000002=654321` -> Map. Numbers must already be E.164. */

@@ -7,6 +7,7 @@ import { openDatabase } from './db/orm';
 import { seedDemoCityOnFirstStart } from './db/seed/startup';
 import { purgeExpiredAuthRecords } from './modules/auth/auth.cleanup';
 import { expireUnansweredOrders } from './modules/orders/order-lifecycle.service';
+import { startupLines } from './pages/startup-lines';
 
 const HOUR_MS = 3_600_000;
 
@@ -21,7 +22,7 @@ async function main() {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
   logger.info({ env: config.env, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'starting');
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -36,10 +37,7 @@ async function main() {
   const address = app.httpServer.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port }, `listening on http://localhost:${port} (REST, POST /graphql, ws /graphql)`);
-  if (config.otp.testNumbers.size > 0 && config.env === 'development') {
-    const [phone, code] = [...config.otp.testNumbers][0];
-    logger.info(`sign in: POST /v1/auth/customer/send-otp {"phone_number":"${phone}"}, then verify-otp with code ${code}`);
-  }
+  for (const line of startupLines(config, port)) logger.info(line);
 
   const purge = setInterval(() => {
     purgeExpiredAuthRecords(db.orm.em.fork())

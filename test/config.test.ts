@@ -213,3 +213,37 @@ describe('loadConfig: OTP_SENDER=whatsapp', () => {
     ]);
   });
 });
+
+describe('loadConfig: logs and GraphiQL', () => {
+  const withTerminal = <T>(tty: boolean, run: () => T): T => {
+    const before = process.stdout.isTTY;
+    process.stdout.isTTY = tty;
+    try {
+      return run();
+    } finally {
+      process.stdout.isTTY = before;
+    }
+  };
+
+  it('LOG_FORMAT=auto: pretty at a terminal, JSON into a pipe or file, JSON in production always', () => {
+    expect(withTerminal(true, () => loadConfig({}).logFormat)).toBe('pretty');
+    expect(withTerminal(false, () => loadConfig({}).logFormat)).toBe('json');
+    expect(withTerminal(true, () => loadConfig(production()).logFormat)).toBe('json');
+    expect(withTerminal(true, () => loadConfig({ LOG_FORMAT: 'json' }).logFormat)).toBe('json');
+    expect(withTerminal(false, () => loadConfig({ LOG_FORMAT: 'pretty' }).logFormat)).toBe('pretty');
+  });
+
+  it('LOG_FORMAT=pretty is refused in production, and unknown formats everywhere', () => {
+    expect(problemsOf(production({ LOG_FORMAT: 'pretty' }))).toEqual(['LOG_FORMAT=pretty is refused in production: logs are JSON there']);
+    expect(problemsOf({ LOG_FORMAT: 'fancy' })).toEqual(['LOG_FORMAT must be one of auto, json, pretty (got "fancy")']);
+  });
+
+  it('GraphiQL is on except in production, where GRAPHIQL_ENABLED=true turns it on', () => {
+    expect(loadConfig({}).graphiql).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).graphiql).toBe(true);
+    expect(loadConfig({ GRAPHIQL_ENABLED: 'false' }).graphiql).toBe(false);
+    expect(loadConfig(production()).graphiql).toBe(false);
+    expect(loadConfig(production({ GRAPHIQL_ENABLED: 'true' })).graphiql).toBe(true);
+    expect(problemsOf({ GRAPHIQL_ENABLED: 'sometimes' })).toEqual(['GRAPHIQL_ENABLED must be true or false (got "sometimes")']);
+  });
+});

@@ -162,6 +162,14 @@ describe('npm start entry (src/main.ts)', () => {
       expect(await ready.json()).toEqual({ status: 'ready', ...(process.env.REDIS_URL && { redis: 'ok' }) });
       // The development test number is announced so that a fresh install can sign in.
       expect(app.lines.some((l) => l.includes('+15550000001') && l.includes('123456'))).toBe(true);
+      // Start-up ends with the pages' addresses and the demo sign-in (a store owner and a customer).
+      const last = app.lines.slice(-4).map((l) => (JSON.parse(l) as LogLine).msg);
+      expect(last).toEqual([
+        `REST reference:    http://127.0.0.1:${port}/docs`,
+        `GraphQL explorer:  http://127.0.0.1:${port}/graphql`,
+        `Dashboard:         http://127.0.0.1:${port}/dashboard`,
+        'Demo sign-in:      +15550001001 (store owner) or +15550000001 (customer), code 123456',
+      ]);
 
       // The embedded database keeps its files in DATA_DIR; a PostgreSQL server leaves it alone.
       expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(!databaseUrl);

@@ -1,0 +1,79 @@
+/**
+ * A subscription that survives lost connections: after a drop it waits (1 s, doubling to
+ * 15 s) and subscribes again with variables computed anew, so a tracking view resumes with
+ * the last seq it saw (afterSeq) and a board reloads what it may have missed.
+ */
+import type { Client } from 'graphql-ws';
+import { createLiveClient } from './api';
+
+export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'ended';
+
+export interface LiveOptions<T> {
+  query: string;
+  variables: () => Record<string, unknown>;
+  onData: (data: T) => void;
+  onState: (state: LiveState) => void;
+  /** An error the API gave the subscription itself (not a lost connection): no retry. */
+  onRefused: (message: string) => void;
+  /** Called before each subscribe after the first (a board reloads here). */
+  onResume?: () => void;
+}
+
+export function follow<T>(options: LiveOptions<T>): () => void {
+  let stopped = false;
+  let attempt = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let client: Client | undefined;
+
+  const start = () => {
+    if (stopped) return;
+    if (attempt > 0) options.onResume?.();
+    options.onState(attempt === 0 ? 'connecting' : 'reconnecting');
+    void client?.dispose();
+    client = createLiveClient();
+    client.on('connected', () => {
+      attempt = 0;
+      options.onState('live');
+    });
+    client.subscribe<T>(
+      { query: options.query, variables: options.variables() },
+      {
+        next: (result) => {
+          if (result.errors?.length) return options.onRefused(result.errors.map((e) => e.message).join(' '));
+          if (result.data) options.onData(result.data as T);
+        },
+        error: (error) => {
+          if (stopped) return;
+          if (Array.isArray(error)) {
+            // GraphQL errors at subscribe time (not found, forbidden): retrying cannot help.
+            options.onState('ended');
+            options.onRefused(error.map((e: { message: string }) => e.message).join(' '));
+            return;
+          }
+          if ((error as CloseEvent | undefined)?.code === 4401) {
+            // The token was refused (expired or signed out elsewhere): retrying cannot help.
+            options.onState('ended');
+            options.onRefused('Your session has ended: sign in again.');
+            return;
+          }
+          retry();
+        },
+        complete: () => {
+          if (!stopped) options.onState('ended');
+        },
+      },
+    );
+  };
+  const retry = () => {
+    attempt += 1;
+    options.onState('reconnecting');
+    timer = setTimeout(start, Math.min(15_000, 1000 * 2 ** (attempt - 1)));
+  };
+
+  start();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    void client?.dispose();
+  };
+}
