@@ -11,6 +11,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
 import { Clock } from './common/clock';
 import { AppError } from './common/errors';
+import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
 import { Context, createContext } from './context';
@@ -24,6 +25,7 @@ import { restRoutes } from './rest/routes';
 import { openApiDocument } from './rest/openapi';
 import { pagesRouter } from './pages';
 import { createAppPubSub } from './pubsub';
+import { createRateLimits } from './rate-limits';
 import { createServices, Services } from './services';
 
 export interface App {
@@ -39,7 +41,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const production = config.env === 'production';
   const formatOptions = { development, hideSuggestions: production };
   const events = createAppPubSub(config.redisUrl, logger, config.redisPrefix ?? `${orm.config.get('dbName')}:`);
-  const services = createServices(config, logger, events, undefined, options.clock);
+  const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
 
@@ -47,6 +49,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  app.use(securityHeaders());
+  app.use(cors(config.corsOrigins));
+  app.use(noStore);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

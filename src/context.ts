@@ -13,6 +13,7 @@ import { Clock } from './common/clock';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { AppPubSub, TokenEvents } from './pubsub';
+import type { RateLimits } from './rate-limits';
 
 /** Who is calling, as proven by a valid, unrevoked token. */
 export interface Viewer {
@@ -30,6 +31,8 @@ export interface Services {
   tokenEvents: TokenEvents;
   /** False while the bus (Redis) is disconnected: live streams then read the database often. */
   busHealthy(): boolean;
+  /** Limits shared by every instance (orders, promo-code guessing). */
+  rateLimits: RateLimits;
   /** Delivers one-time codes (WhatsApp, or the log in development). */
   sender: MessageSender;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */

@@ -7,6 +7,7 @@ import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
 import { authenticate } from './modules/auth/token.service';
 import type { AppPubSub, TokenEvents } from './pubsub';
+import type { RateLimits } from './rate-limits';
 
 export type { Services };
 
@@ -14,6 +15,7 @@ export function createServices(
   config: Config,
   logger: Logger,
   bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
+  rateLimits: RateLimits,
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {
@@ -23,6 +25,7 @@ export function createServices(
     tokenEvents: bus.tokenEvents,
     clock,
     busHealthy: () => bus.healthy(),
+    rateLimits,
     sender: sender ?? createMessageSender(config, logger),
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };

@@ -1,5 +1,6 @@
 /** Every entity the ORM knows, listed once (no glob discovery: same in ts and compiled js). */
 import { User } from '../modules/users/user.entity';
+import { RateLimitCounter } from './rate-limit.entity';
 import { UserDevice } from '../modules/users/user-device.entity';
 import { OtpCode } from '../modules/auth/otp-code.entity';
 import { OtpSend } from '../modules/auth/otp-send.entity';
@@ -51,4 +52,5 @@ export const entities = [
   OrderItemExtra,
   OrderEvent,
   IdempotencyKey,
+  RateLimitCounter,
 ];

@@ -56,6 +56,11 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     OTP_MAX_PER_IP_PER_DAY: '100000',
     WS_MAX_SOCKETS_PER_IP: '100000',
     WS_CONNECTIONS_PER_IP_PER_MINUTE: '100000',
+    // Tests place many orders a minute from one customer and 127.0.0.1: the limits have their own tests.
+    ORDERS_PER_CUSTOMER_PER_MINUTE: '100000',
+    ORDERS_PER_IP_PER_MINUTE: '100000',
+    PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '100000',
+    PROMO_FAILURES_PER_IP_PER_HOUR: '100000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });

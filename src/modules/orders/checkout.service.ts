@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { AppError, conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { PromoCode } from '../promos/promo-code.entity';
@@ -36,6 +36,12 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
     throw invalidField('idempotencyKey', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).');
   }
+  // Shared by every instance: per customer and per client IP.
+  const caller = { userId: viewer.userId, ip: ctx.ip };
+  const { orders, promoFailures } = ctx.services.rateLimits;
+  const withPromo = Boolean(input.codePromo?.trim());
+  if (withPromo) await promoFailures.check(caller);
+  await orders.consume(caller);
   if (key) {
     const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));
     if (replay) return replay;
@@ -57,6 +63,8 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   } catch (error) {
     // Nothing was written: free the key so that a corrected request can use it.
     if (key) await ctx.em.execute(`delete from idempotency_keys where user_id = ? and key = ? and response is null`, [viewer.userId, key]);
+    // A refused code counts against guessing (whatever else the cart got wrong).
+    if (withPromo && error instanceof AppError && error.details.fields?.codePromo) await promoFailures.penalize(caller);
     throw error;
   }
 }
