@@ -85,6 +85,42 @@ describe('a cart reports all its problems at once', () => {
     });
   });
 
+  it('rule problems and the problems only the database knows, together', async () => {
+    const w = await orderWorld(server, make);
+    await server.db.orm.em.fork().execute('delete from store_opening_hours where store_id = ?', [w.owner.store.id]);
+    const body = cart(w) as Record<string, any>;
+    body.items = [{ ...body.items[0], quantity: 0 }, { product_id: 999999, quantity: 1 }];
+    const res = await placeOrder(server, w, body as never);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      store_id: ['The store is closed at the moment.'],
+      'items.0.quantity': ['quantity must be at least 1'],
+      'items.1.product_id': ['The selected product is not available.'],
+    });
+    const graphql = await server.http.graphql(
+      `mutation($input: CheckoutInput!) { placeOrder(input: $input) { message } }`,
+      { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 100 }, { productId: 999999, quantity: 1 }] } },
+      { token: w.customer.token },
+    );
+    expect(graphql.body.errors[0].extensions).toEqual({
+      code: 'VALIDATION',
+      fields: {
+        storeId: ['The store is closed at the moment.'],
+        'items.0.quantity': ['quantity must be at most 99'],
+        'items.1.productId': ['The selected product is not available.'],
+      },
+    });
+    expect(await server.db.orm.em.fork().execute('select id from orders')).toEqual([]);
+  });
+
+  it('an empty cart is not priced: its rule problem alone, with the others of the body', async () => {
+    const w = await orderWorld(server, make);
+    const res = await placeOrder(server, w, cart(w, { items: [], address_id: 0 }) as never);
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['address_id', 'items']);
+    expectRestNames(res.body.errors);
+  });
+
   it('a missing store_id, a malformed address_id and a rule problem together', async () => {
     const w = await orderWorld(server, make);
     const body = { ...cart(w), store_id: undefined, address_id: 'home' } as Record<string, any>;

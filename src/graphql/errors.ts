@@ -6,7 +6,8 @@
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import type { ValidationError } from 'class-validator';
-import { AppError, FieldErrors } from '../common/errors';
+import { AppError } from '../common/errors';
+import { flattenValidationErrors } from '../common/validation';
 import { databaseFault } from '../db/faults';
 import { tokenLimitError, withoutSuggestions } from './limits';
 
@@ -18,17 +19,6 @@ export function toAppError(error: unknown): AppError | undefined {
   }
   if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
   return databaseFault(error);
-}
-
-/** class-validator's tree -> `{ "items.0.quantity": ["..."] }`. */
-export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
-  const fields: FieldErrors = {};
-  for (const error of errors) {
-    const path = prefix ? `${prefix}.${error.property}` : error.property;
-    if (error.constraints) fields[path] = Object.values(error.constraints);
-    Object.assign(fields, flattenValidationErrors(error.children ?? [], path));
-  }
-  return fields;
 }
 
 export interface FormatOptions {

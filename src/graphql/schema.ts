@@ -1,5 +1,6 @@
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { VALIDATE_SETTINGS } from '../common/validation';
 import { AdResolver } from '../modules/ads/ad.resolver';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import {
@@ -42,9 +43,6 @@ export const resolvers = [
   TrackingResolver,
 ] as const;
 
-/** class-validator settings of every argument; the REST rule pass (src/rest/rule-pass.ts) uses them too. */
-export const VALIDATE_SETTINGS = { forbidUnknownValues: true, validationError: { target: false, value: false } };
-
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */
 export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSub): Promise<GraphQLSchema> {
   return buildSchema({
@@ -53,7 +51,6 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     pubSub,
     // Runs before each resolver (and before argument validation): one string rule for all inputs.
     globalMiddlewares: [refuseControlCharacters],
-    // Without these, validation errors echo the whole input back to the caller.
     validate: VALIDATE_SETTINGS,
   });
 }

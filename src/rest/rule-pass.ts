@@ -17,11 +17,8 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import { validate } from 'class-validator';
-import type { ValidationError } from 'class-validator';
 import { FieldErrors } from '../common/errors';
-import { flattenValidationErrors } from '../graphql/errors';
-import { VALIDATE_SETTINGS } from '../graphql/schema';
+import { ruleProblems } from '../common/validation';
 
 /** Problems of the root field's input-object arguments, keyed as type-graphql keys them. */
 export async function ruleErrors(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Promise<FieldErrors> {
@@ -37,8 +34,7 @@ export async function ruleErrors(schema: GraphQLSchema, operation: OperationDefi
     // Only instances of type-graphql input classes carry rules (a plain object has none).
     if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) === Object.prototype || Array.isArray(value)) continue;
     // type-graphql's own settings: missing properties are the reading pass's business.
-    const errors: ValidationError[] = await validate(value as object, { ...VALIDATE_SETTINGS, skipMissingProperties: true });
-    Object.assign(fields, flattenValidationErrors(errors));
+    Object.assign(fields, await ruleProblems(value));
   }
   return fields;
 }

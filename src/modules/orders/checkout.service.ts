@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { ruleProblems } from '../../common/validation';
 import { Context } from '../../context';
 import { requireViewer } from '../auth/token.service';
 import { PromoCode } from '../promos/promo-code.entity';
@@ -32,6 +33,9 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = requireViewer(ctx.viewer, ctx.authError);
+  // The body's rules (quantity 1–99, ...) are checked here rather than before the resolver, so
+  // that one 422 names them with the problems only the database knows (docs/decisions.md).
+  const problems = await ruleProblems(input);
   const key = idempotencyKey?.trim() || null;
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
     throw invalidField('idempotencyKey', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).');
@@ -50,7 +54,7 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     // Read before the transaction (the embedded database serves one connection at a time).
     const localTimes = await storeLocalTimes(ctx);
     const { placed, events } = await ctx.em.transactional(async (tx) => {
-      const order = await createOrder(tx, viewer.userId, input, localTimes);
+      const order = await createOrder(tx, viewer.userId, input, localTimes, problems);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
       if (key) {
@@ -69,9 +73,15 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   }
 }
 
-/** `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the store's is_open. */
-async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string): Promise<Order> {
-  const errors: FieldErrors = {};
+/**
+ * `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the
+ * store's is_open. `problems`: the body's rule problems, reported with the database's.
+ */
+async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string, problems: FieldErrors): Promise<Order> {
+  const errors: FieldErrors = { ...problems };
+  const add = (path: string, message: string) => {
+    if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
+  };
   const [place] = await tx.execute<{ store_ok: boolean; open: boolean; address_ok: boolean; inside: boolean }[]>(
     `select s.id is not null and s.is_active as store_ok,
             coalesce(store_is_open(s.id, ?::jsonb), false) as open,
@@ -82,11 +92,12 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
      left join user_addresses a on a.id = ? and a.user_id = ?`,
     [localTimes, input.storeId, input.addressId, userId],
   );
-  if (!place.store_ok) errors.storeId = ['The selected store is not available.'];
-  else if (!place.open) errors.storeId = ['The store is closed at the moment.'];
-  if (!place.address_ok) errors.addressId = ['The selected address is not one of your saved addresses.'];
-  else if (place.store_ok && !place.inside) errors.addressId = ['The address is outside the store’s delivery area.'];
-  const items = place.store_ok ? await priceCart(tx, input.storeId, input.items, errors) : [];
+  if (!place.store_ok) add('storeId', 'The selected store is not available.');
+  else if (!place.open) add('storeId', 'The store is closed at the moment.');
+  if (!place.address_ok) add('addressId', 'The selected address is not one of your saved addresses.');
+  else if (place.store_ok && !place.inside) add('addressId', 'The address is outside the store’s delivery area.');
+  // An empty or oversized cart (a rule problem of `items`) is not priced: the work stays bounded.
+  const items = place.store_ok && !problems.items ? await priceCart(tx, input.storeId, input.items, errors) : [];
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
   const store = await tx.findOneOrFail(Store, { id: input.storeId });

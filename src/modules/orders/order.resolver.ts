@@ -25,7 +25,8 @@ async function act(ctx: Context, id: number, run: Move, message: string): Promis
 export class OrderResolver {
   @Mutation(() => PlaceOrderPayload, { description: 'Checkout (spec §4.3). A retry with the same idempotencyKey answers the first result.' })
   async placeOrder(
-    @Arg('input') input: CheckoutInput,
+    // Validated by the service, with the checks that need the database (all problems at once).
+    @Arg('input', { validate: false }) input: CheckoutInput,
     @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<PlaceOrderPayload> {
