@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Config } from './config';
-import { AppError } from './common/errors';
+import { AppError, unauthenticated } from './common/errors';
 import { LoaderCache } from './common/batch-loader';
 import { Clock } from './common/clock';
 import { Logger } from './common/logger';
@@ -62,6 +62,29 @@ export interface ContextSource {
   ip: string;
   authorization?: string;
   requestId?: string;
+}
+
+/**
+ * Schema extension on every root field declared `@Authorized()` (set when the schema is
+ * built): the REST adapter derives its 401-before-reading-input from it, so authentication is
+ * declared once, on the field.
+ */
+export const SIGNED_IN = 'signedIn';
+
+/** The authentication check (GraphQL's auth checker, the REST adapter): the refusal says why. */
+export function assertSignedIn(ctx: Context): Viewer {
+  if (ctx.viewer) return ctx.viewer;
+  throw ctx.authError ?? unauthenticated();
+}
+
+/**
+ * The caller of an operation that needs one. The field's `@Authorized()` has already refused
+ * anonymous callers, so a missing viewer here is a missing declaration: an internal error,
+ * never an anonymous call that slips through.
+ */
+export function viewerOf(ctx: Context): Viewer {
+  if (!ctx.viewer) throw new AppError('INTERNAL', 'This operation needs a caller but is not declared @Authorized().');
+  return ctx.viewer;
 }
 
 /** Request ids from a caller are kept only when they look like ids (no log injection). */

@@ -88,6 +88,8 @@ const schema = new GraphQLSchema({
     name: 'Query',
     fields: {
       echo,
+      // Declared signed-in as @Authorized() declares it: the row derives its 401 from this.
+      privateEcho: { ...echo, extensions: { signedIn: true } },
       nothing: { type: Echo, resolve: () => null },
       missingStore: {
         type: Echo,
@@ -169,7 +171,7 @@ const routes: RestRoute[] = [
   { method: 'POST', path: '/ping', envelope: 'message', document: `mutation { ping { message } }` },
   { method: 'GET', path: '/raw/:id', envelope: 'none', document: `query Raw($id: Int!) { echo(id: $id) { id } }` },
   { method: 'GET', path: '/nothing', document: `{ nothing { id } }` },
-  { method: 'GET', path: '/private/:id', auth: true, document: `query Private($id: Int!) { echo(id: $id) { id } }` },
+  { method: 'GET', path: '/private/:id', document: `query Private($id: Int!) { privateEcho(id: $id) { id } }` },
   { method: 'GET', path: '/stores/7', document: `{ missingStore { id } }` },
   { method: 'GET', path: '/boom', document: `{ boom { id } }` },
 ];

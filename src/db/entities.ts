@@ -1,4 +1,5 @@
 /** Every entity the ORM knows, listed once (no glob discovery: same in ts and compiled js). */
+import { Timestamped } from '../common/timestamped';
 import { User } from '../modules/users/user.entity';
 import { RateLimitCounter } from './rate-limit.entity';
 import { UserDevice } from '../modules/users/user-device.entity';
@@ -24,6 +25,7 @@ import { OrderEvent } from '../modules/orders/order-event.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 
 export const entities = [
+  Timestamped,
   User,
   UserDevice,
   OtpCode,

@@ -15,10 +15,11 @@ import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
 import { OfferResolver } from '../modules/offers/offer.resolver';
 import { AddressResolver } from '../modules/addresses/address.resolver';
 import { DriverResolver } from '../modules/drivers/driver.resolver';
+import { DispatchResolver } from '../modules/orders/dispatch.resolver';
 import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
-import { authChecker } from './auth-checker';
+import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharacters } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
@@ -40,12 +41,13 @@ export const resolvers = [
   OrderFieldsResolver,
   OrderItemFieldsResolver,
   DriverResolver,
+  DispatchResolver,
   TrackingResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */
 export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSub): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers,
     authChecker,
     pubSub,
@@ -53,6 +55,7 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     globalMiddlewares: [refuseControlCharacters],
     validate: VALIDATE_SETTINGS,
   });
+  return markSignedInFields(schema);
 }
 
 /** The committed `schema.graphql`: sorted so that it changes only when the schema does. */

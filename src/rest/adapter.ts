@@ -15,10 +15,9 @@ import {
   validate,
 } from 'graphql';
 import { AppError, FieldErrors, validationFailed } from '../common/errors';
-import { Context } from '../context';
+import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseOptions } from '../graphql/limits';
-import { requireViewer } from '../modules/auth/token.service';
 import { RestRoute } from './route';
 import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError } from './respond';
@@ -30,6 +29,8 @@ export interface CompiledRoute extends RestRoute {
   operation: OperationDefinitionNode;
   /** Response key of the single root field. */
   rootKey: string;
+  /** The root field is declared signed-in (@Authorized): 401 before any input is read. */
+  auth: boolean;
 }
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
@@ -50,7 +51,8 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     if (route.bodyVariable && !declared.has(route.bodyVariable)) problems.push(`bodyVariable $${route.bodyVariable} is not declared`);
     if (problems.length > 0) throw new Error(`REST route ${where} is invalid:\n  ${problems.join('\n  ')}`);
     const root = roots[0] as { alias?: { value: string }; name: { value: string } };
-    return { ...route, ast, operation, rootKey: root.alias?.value ?? root.name.value };
+    const field = schema.getRootType(operation.operation)?.getFields()[root.name.value];
+    return { ...route, ast, operation, rootKey: root.alias?.value ?? root.name.value, auth: field?.extensions?.[SIGNED_IN] === true };
   });
 }
 
@@ -66,7 +68,7 @@ export function restRouter(
     router[method](route.path, async (req: Request, res: Response) => {
       const ctx = opts.context(res);
       try {
-        if (route.auth) requireViewer(ctx.viewer, ctx.authError);
+        if (route.auth) assertSignedIn(ctx);
         const variableValues = await readVariables(schema, route, req);
         const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
         if (result.errors?.length) throw result.errors[0];

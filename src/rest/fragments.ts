@@ -2,6 +2,8 @@
  * Response shapes shared by several REST rows, as GraphQL fragments whose aliases are the
  * spec's snake_case names. A row appends the fragments its document spreads.
  */
+import { RestRoute } from './route';
+
 export const STORE_SUMMARY = `
   fragment RestStoreSummary on Store {
     id
@@ -104,3 +106,39 @@ export const PAGE_META = `
 
 /** RestStoreDetail with every fragment it spreads. */
 export const STORE_DETAIL_FRAGMENTS = `${STORE_DETAIL} ${STORE_SUMMARY} ${STORE_CATEGORY} ${OFFER}`;
+
+const ITEM = `product_id: productId product_name: productName quantity base_price: basePrice total_price: totalPrice`;
+
+export const ORDER_SUMMARY = `
+  fragment RestOrderSummary on Order {
+    id status subtotal total created_at: createdAt
+    store { id name logo }
+    items { ${ITEM} }
+  }`;
+
+export const ORDER_DETAIL = `
+  fragment RestOrderDetail on Order {
+    id status subtotal delivery_fee: deliveryFee discount total promo_code: promoCode
+    created_at: createdAt rejection_reason: rejectionReason rejection_note: rejectionNote
+    last_event_seq: lastEventSeq
+    store { ...RestStoreDetail }
+    user_address: deliveryAddress { label line1 line2 city latitude longitude instructions }
+    driver { id name phone latitude longitude }
+    timeline { status at }
+    items {
+      ${ITEM} unit_price: unitPrice special_instructions: specialInstructions
+      options { id name price }
+      supplements { id name price }
+    }
+  }
+  ${STORE_DETAIL_FRAGMENTS}`;
+
+/** An order lifecycle step: POST without a body, answered with the order's id and new status. */
+export const orderStep = (path: string, mutation: string): RestRoute => ({
+  method: 'POST',
+  path,
+  envelope: 'message',
+  document: `mutation Step($id: Int!) { ${mutation}(id: $id) ${ORDER_ACTION} }`,
+});
+
+export const ORDER_ACTION = `{ message data: order { order_id: id status } }`;

@@ -27,6 +27,6 @@ export interface RestRoute {
   bodyVariable?: string;
   /** Variables read from request headers: variable name -> header name (lower case). */
   headers?: Record<string, string>;
-  /** Needs a signed-in caller: 401 before any input is read (as the GraphQL field's @Authorized). */
-  auth?: boolean;
 }
+// Whether a row needs a signed-in caller is not written here: it is read from its root field's
+// @Authorized() declaration (CompiledRoute.auth), so REST and GraphQL cannot disagree.

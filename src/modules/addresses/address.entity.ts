@@ -1,4 +1,5 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Ref } from '@mikro-orm/core';
+import { Timestamped } from '../../common/timestamped';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { User } from '../users/user.entity';
 import { CoordinateField } from '../../common/coordinate-field';
@@ -6,7 +7,7 @@ import { CoordinateField } from '../../common/coordinate-field';
 /** A customer's saved delivery address; checkout takes its id. */
 @ObjectType()
 @Entity({ tableName: 'user_addresses' })
-export class UserAddress {
+export class UserAddress extends Timestamped {
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -43,11 +44,4 @@ export class UserAddress {
   @Property({ length: 500, nullable: true })
   instructions?: string | null;
 
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

@@ -1,83 +1,51 @@
-import { Field, Float, InputType } from 'type-graphql';
-import { IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { InputType } from 'type-graphql';
+import { LatitudeInput, LongitudeInput, TextInput } from '../../common/input-fields';
 
 @InputType()
 export class AddressInput {
-  @Field()
-  @Matches(/\S/, { message: 'label must not be blank' })
-  @MaxLength(50)
+  @TextInput(50, { required: true, notBlank: true })
   label!: string;
 
-  @Field()
-  @Matches(/\S/, { message: 'line1 must not be blank' })
-  @MaxLength(255)
+  @TextInput(255, { required: true, notBlank: true })
   line1!: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(255)
+  @TextInput(255)
   line2?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(100)
+  @TextInput(100)
   city?: string | null;
 
-  @Field(() => Float)
-  @Min(-90)
-  @Max(90)
+  @LatitudeInput({ required: true })
   latitude!: number;
 
-  @Field(() => Float)
-  @Min(-180)
-  @Max(180)
+  @LongitudeInput({ required: true })
   longitude!: number;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(500)
+  @TextInput(500)
   instructions?: string | null;
 }
 
-/** Partial update of a saved address. */
+/** Partial update of a saved address: the same rules, every field optional. */
 @InputType()
 export class UpdateAddressInput {
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @Matches(/\S/, { message: 'label must not be blank' })
-  @MaxLength(50)
+  @TextInput(50, { notBlank: true })
   label?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @Matches(/\S/, { message: 'line1 must not be blank' })
-  @MaxLength(255)
+  @TextInput(255, { notBlank: true })
   line1?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(255)
+  @TextInput(255)
   line2?: string | null;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(100)
+  @TextInput(100)
   city?: string | null;
 
-  @Field(() => Float, { nullable: true })
-  @IsOptional()
-  @Min(-90)
-  @Max(90)
+  @LatitudeInput()
   latitude?: number;
 
-  @Field(() => Float, { nullable: true })
-  @IsOptional()
-  @Min(-180)
-  @Max(180)
+  @LongitudeInput()
   longitude?: number;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(500)
+  @TextInput(500)
   instructions?: string | null;
 }

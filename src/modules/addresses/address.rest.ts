@@ -13,13 +13,11 @@ export const addressRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/customer/addresses',
-    auth: true,
     document: `query Addresses { addresses { ...RestAddress } } ${ADDRESS}`,
   },
   {
     method: 'POST',
     path: '/api/v1/customer/addresses',
-    auth: true,
     status: 201,
     envelope: 'message',
     document: `mutation CreateAddress($label: String!, $line1: String!, $line2: String, $city: String, $latitude: Float!, $longitude: Float!, $instructions: String) {
@@ -29,13 +27,11 @@ export const addressRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/customer/addresses/:id',
-    auth: true,
     document: `query Address($id: Int!) { address(id: $id) { ...RestAddress } } ${ADDRESS}`,
   },
   {
     method: 'PUT',
     path: '/api/v1/customer/addresses/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation UpdateAddress($id: Int!, ${FIELDS}) {
       updateAddress(id: $id, input: { ${INPUT} }) { message data: address { ...RestAddress } }
@@ -44,7 +40,6 @@ export const addressRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/customer/addresses/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation DeleteAddress($id: Int!) { deleteAddress(id: $id) { message } }`,
   },

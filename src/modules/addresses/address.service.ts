@@ -1,27 +1,26 @@
 /** Saved delivery addresses: each customer reads and changes only their own (others are 404). */
 import { notFound } from '../../common/errors';
 import { applyPatch, trimmed } from '../../common/patch';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { AddressInput, UpdateAddressInput } from './address.inputs';
 import { UserAddress } from './address.entity';
 
 export const MAX_ADDRESSES_PER_USER = 50;
 
 export async function listAddresses(ctx: Context): Promise<UserAddress[]> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   return ctx.em.find(UserAddress, { user: viewer.userId }, { orderBy: { id: 'asc' }, limit: MAX_ADDRESSES_PER_USER });
 }
 
 export async function getAddress(ctx: Context, id: number): Promise<UserAddress> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const address = await ctx.em.findOne(UserAddress, { id, user: viewer.userId });
   if (!address) throw notFound('UserAddress', id);
   return address;
 }
 
 export async function createAddress(ctx: Context, input: AddressInput): Promise<UserAddress> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   const address = ctx.em.create(UserAddress, {
     user: viewer.userId,
     label: input.label.trim(),

@@ -7,6 +7,6 @@ import { activeAds } from './ad.service';
 export class AdResolver {
   @Query(() => [Ad], { description: 'Active banners in display order (spec §2.3).' })
   async ads(@Ctx() ctx: Context): Promise<Ad[]> {
-    return activeAds(ctx.em);
+    return activeAds(ctx);
   }
 }

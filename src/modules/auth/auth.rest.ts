@@ -59,13 +59,11 @@ export const authRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/auth/customer/me',
-    auth: true,
     document: `query Me { me { ...RestUser } } ${USER_FIELDS}`,
   },
   {
     method: 'POST',
     path: '/v1/auth/customer/logout',
-    auth: true,
     envelope: 'message',
     document: `mutation Logout { logout { message } }`,
   },

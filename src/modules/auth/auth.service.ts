@@ -6,11 +6,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, conflict, forbidden, invalidField } from '../../common/errors';
 import { normalizePhone } from '../../common/phone';
-import { Context } from '../../context';
+import { Context, viewerOf } from '../../context';
 import { User } from '../users/user.entity';
 import { findUserByPhone, getUser, rememberDevice } from '../users/user.service';
 import { consumeCode, issueCode, withdrawCode } from './otp.service';
-import { IssuedToken, issueToken, requireViewer, revokeToken } from './token.service';
+import { IssuedToken, issueToken, revokeToken } from './token.service';
 
 export interface CodeSent {
   phoneNumber: string;
@@ -52,7 +52,7 @@ export async function sendOtp(ctx: Context, rawPhone: string): Promise<CodeSent>
 export async function verifyOtp(ctx: Context, input: { phoneNumber: string; verificationCode: string } & DeviceInput): Promise<Session> {
   const phoneNumber = normalize(ctx, input.phoneNumber);
   await consumeCode(ctx, phoneNumber, input.verificationCode.trim());
-  const user = await findUserByPhone(ctx.em, phoneNumber);
+  const user = await findUserByPhone(ctx, phoneNumber);
   if (user) {
     await rememberDevice(ctx.em, user.id, input);
     return { userExists: true, phoneNumber, token: issueToken(ctx, user.id), user };
@@ -88,7 +88,7 @@ export async function completeProfile(
   if (!verification) throw notVerified;
   const exists = conflict('A user with this phone number already exists.');
   // A spent token registered this phone already: a double-submitted form, not a stranger.
-  if (verification.used || (await findUserByPhone(ctx.em, phoneNumber))) throw exists;
+  if (verification.used || (await findUserByPhone(ctx, phoneNumber))) throw exists;
   try {
     const user = await ctx.em.transactional(async (tx) => {
       const spent = await tx.execute(
@@ -113,11 +113,11 @@ export async function completeProfile(
 }
 
 export async function me(ctx: Context): Promise<User> {
-  return getUser(ctx.em, requireViewer(ctx.viewer, ctx.authError).userId);
+  return getUser(ctx, viewerOf(ctx).userId);
 }
 
 export async function logout(ctx: Context): Promise<void> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   await revokeToken(ctx, viewer);
   // Open sockets of this token close now; the websocket's periodic re-check covers a lost notice.
   ctx.services.tokenEvents.publish('revoked', { jti: viewer.tokenId });

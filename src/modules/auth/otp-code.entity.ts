@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property, Opt } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
 
 /**
  * The one live code of a phone. Only an HMAC of the code is kept; a resend replaces the row,
@@ -18,6 +19,6 @@ export class OtpCode {
   @Property({ default: 0 })
   attempts: number & Opt = 0;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @CreatedAt()
   createdAt: Date & Opt = new Date();
 }

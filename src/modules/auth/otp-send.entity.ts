@@ -1,4 +1,5 @@
 import { Entity, Index, PrimaryKey, Property, Opt } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
 
 /** One code sent: the rate limits (cooldown, hourly and daily caps) count these rows. */
 @Entity({ tableName: 'otp_sends' })
@@ -14,6 +15,6 @@ export class OtpSend {
   @Property({ length: 45 })
   ip!: string;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @CreatedAt()
   createdAt: Date & Opt = new Date();
 }

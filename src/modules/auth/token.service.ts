@@ -7,7 +7,7 @@ import jwt, { JwtPayload } from 'jsonwebtoken';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Config } from '../../config';
 import { Context, Viewer } from '../../context';
-import { AppError, unauthenticated } from '../../common/errors';
+import { unauthenticated } from '../../common/errors';
 import { RevokedToken } from './revoked-token.entity';
 
 const ALGORITHM = 'HS256';
@@ -72,9 +72,4 @@ function decode(jwtConfig: Config['jwt'], token: string): Viewer {
     throw unauthenticated('The token is invalid.');
   }
   return { userId, tokenId: payload.jti, expiresAt: new Date(payload.exp * 1000) };
-}
-
-export function requireViewer(viewer: Viewer | null, authError?: AppError): Viewer {
-  if (viewer) return viewer;
-  throw authError ?? unauthenticated();
 }

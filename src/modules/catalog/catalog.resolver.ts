@@ -14,12 +14,12 @@ import { Product } from './product.entity';
 export class CatalogResolver {
   @Query(() => Catalog, { description: 'A store with its active menus and offers (spec §2.7).' })
   async catalog(@Arg('storeId', () => Int) storeId: number, @Ctx() ctx: Context): Promise<Catalog> {
-    return catalog(ctx.em, storeId);
+    return catalog(ctx, storeId);
   }
 
   @Query(() => [Product], { description: 'The active products of a store.' })
   async storeProducts(@Arg('storeId', () => Int) storeId: number, @Ctx() ctx: Context): Promise<Product[]> {
-    return storeProducts(ctx.em, storeId);
+    return storeProducts(ctx, storeId);
   }
 }
 

@@ -1,5 +1,5 @@
-/** Spec §4.3 catalog, store details, products, and the store category lists, over REST. */
-import { OFFER, PRODUCT, STORE_CATEGORY, STORE_DETAIL_FRAGMENTS, STORE_SUMMARY } from '../../rest/fragments';
+/** Spec §4.3 a store's catalog and products over REST. */
+import { OFFER, PRODUCT } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 export const catalogRoutes: RestRoute[] = [
@@ -33,30 +33,9 @@ export const catalogRoutes: RestRoute[] = [
   },
   {
     method: 'GET',
-    path: '/api/v1/store/stores/:store',
-    document: `query StoreDetails($store: String!) { store(idOrSlug: $store) { ...RestStoreDetail } } ${STORE_DETAIL_FRAGMENTS}`,
-  },
-  {
-    method: 'GET',
     path: '/api/v1/store/products',
     document: `query StoreProducts($store_id: Int!) {
       storeProducts(storeId: $store_id) { ...RestProduct }
     } ${PRODUCT}`,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/store/store-categories',
-    document: `query StoreCategories { storeCategories { ...RestStoreCategory } } ${STORE_CATEGORY}`,
-  },
-  {
-    method: 'GET',
-    path: '/api/store/categories',
-    document: `query CategoriesByStore {
-      storeCategories {
-        ...RestStoreCategory
-        stores_count: storesCount
-        stores: topStores { ...RestStoreSummary }
-      }
-    } ${STORE_CATEGORY} ${STORE_SUMMARY}`,
   },
 ];

@@ -1,5 +1,5 @@
 /** A store's catalog for customers (spec §2.7): active menus; nested levels come from loaders. */
-import { EntityManager } from '@mikro-orm/postgresql';
+import { Context } from '../../context';
 import { Offer } from '../offers/offer.entity';
 import { activeOffersForStore } from '../offers/offer.service';
 import { getActiveStore } from '../stores/store.service';
@@ -14,29 +14,21 @@ export interface StoreCatalog {
   offers: Offer[];
 }
 
-export async function catalog(em: EntityManager, storeId: number): Promise<StoreCatalog> {
-  const store = await getActiveStore(em, storeId);
+export async function catalog(ctx: Context, storeId: number): Promise<StoreCatalog> {
+  const store = await getActiveStore(ctx, storeId);
   return {
     store,
-    menus: await em.find(Menu, { store, isActive: true }, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
-    offers: await activeOffersForStore(em, store.id),
+    menus: await ctx.em.find(Menu, { store, isActive: true }, { orderBy: { sortOrder: 'asc', id: 'asc' } }),
+    offers: await activeOffersForStore(ctx, store.id),
   };
 }
 
 /** The active products of an active store, in menu order. */
-export async function storeProducts(em: EntityManager, storeId: number): Promise<Product[]> {
-  const store = await getActiveStore(em, storeId);
-  return em.find(
+export async function storeProducts(ctx: Context, storeId: number): Promise<Product[]> {
+  const store = await getActiveStore(ctx, storeId);
+  return ctx.em.find(
     Product,
     { store, isActive: true, menuCategory: { menu: { isActive: true } } },
     { orderBy: { menuCategory: { menu: { sortOrder: 'asc', id: 'asc' }, sortOrder: 'asc', id: 'asc' }, sortOrder: 'asc', id: 'asc' } },
   );
 }
-
-/**
- * SQL for "a customer may see this product" (`p` is the products alias): active, and in a
- * category of an active menu. The store's own activity is checked by the caller.
- */
-export const VISIBLE_PRODUCT_SQL = `p.is_active and exists (
-  select 1 from menu_categories mc join menus m on m.id = mc.menu_id
-  where mc.id = p.menu_category_id and m.is_active)`;

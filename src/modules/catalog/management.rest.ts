@@ -13,13 +13,11 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/categories',
-    auth: true,
     document: `query OwnedCategories($store_id: Int) { ownedMenuCategories(storeId: $store_id) { ...RestMenuCategory } } ${MENU_CATEGORY}`,
   },
   {
     method: 'POST',
     path: '/api/v1/store/categories',
-    auth: true,
     status: 201,
     envelope: 'message',
     document: `mutation CreateCategory($store_id: Int!, $name: String!, $menu_id: Int, $sort_order: Int) {
@@ -29,13 +27,11 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/categories/:id',
-    auth: true,
     document: `query OwnedCategory($id: Int!) { ownedMenuCategory(id: $id) { ...RestMenuCategory } } ${MENU_CATEGORY}`,
   },
   {
     method: 'PUT',
     path: '/api/v1/store/categories/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation UpdateCategory($id: Int!, $name: String, $menu_id: Int, $sort_order: Int) {
       updateMenuCategory(id: $id, input: { name: $name, menuId: $menu_id, sortOrder: $sort_order }) ${CATEGORY_WRITE}
@@ -44,7 +40,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/store/categories/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation DeleteCategory($id: Int!) { deleteMenuCategory(id: $id) { message } }`,
   },
@@ -63,7 +58,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/store/menu-categories',
-    auth: true,
     status: 201,
     envelope: 'message',
     document: `mutation CreateMenuCategory($name: String!, $menu_id: Int, $store_id: Int, $sort_order: Int) {
@@ -78,7 +72,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/store/menu-categories/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation UpdateMenuCategory($id: Int!, $name: String, $menu_id: Int, $sort_order: Int) {
       updateMenuCategory(id: $id, input: { name: $name, menuId: $menu_id, sortOrder: $sort_order }) ${CATEGORY_WRITE}
@@ -87,7 +80,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/store/menu-categories/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation DeleteMenuCategory($id: Int!) { deleteMenuCategory(id: $id) { message } }`,
   },
@@ -103,7 +95,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/store/menus',
-    auth: true,
     status: 201,
     envelope: 'message',
     document: `mutation CreateMenu($store_id: Int!, $name: String!, $description: String, $is_active: Boolean, $sort_order: Int) {
@@ -122,7 +113,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/store/menus/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation UpdateMenu($id: Int!, $store_id: Int!, $name: String, $description: String, $is_active: Boolean, $sort_order: Int) {
       updateMenu(id: $id, input: { storeId: $store_id, name: $name, description: $description, isActive: $is_active, sortOrder: $sort_order }) {
@@ -133,7 +123,6 @@ export const managementRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/store/menus/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation DeleteMenu($id: Int!) { deleteMenu(id: $id) { message } }`,
   },

@@ -1,47 +1,33 @@
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { PageArgs } from '../../common/pagination';
-import { IsOptional, Matches, MaxLength, Min } from 'class-validator';
+import { IsOptional, Min } from 'class-validator';
+import { IntInput, TextInput } from '../../common/input-fields';
 
 @InputType()
 export class CreateMenuCategoryInput {
-  @Field()
-  @Matches(/\S/, { message: 'name must not be blank' })
-  @MaxLength(150)
+  @TextInput(150, { required: true, notBlank: true })
   name!: string;
 
-  @Field(() => Int, { nullable: true, description: 'The menu to place it in; its store is the menu’s.' })
-  @IsOptional()
-  @Min(1)
+  @IntInput(1, { description: 'The menu to place it in; its store is the menu’s.' })
   menuId?: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'Required when no menuId is given.' })
-  @IsOptional()
-  @Min(1)
+  @IntInput(1, { description: 'Required when no menuId is given.' })
   storeId?: number | null;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @Min(0)
+  @IntInput(0)
   sortOrder?: number;
 }
 
 /** Partial update; `menuId: null` takes the category out of its menu. The store never changes. */
 @InputType()
 export class UpdateMenuCategoryInput {
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @Matches(/\S/, { message: 'name must not be blank' })
-  @MaxLength(150)
+  @TextInput(150, { notBlank: true })
   name?: string;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @Min(1)
+  @IntInput(1)
   menuId?: number | null;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @Min(0)
+  @IntInput(0)
   sortOrder?: number;
 }
 

@@ -7,7 +7,6 @@ import { conflict, invalidField, notFound } from '../../common/errors';
 import { PageMeta, pageMeta, pageWindow } from '../../common/pagination';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { Store } from '../stores/store.entity';
 import { visibleStore } from '../stores/store.service';
@@ -60,7 +59,6 @@ export async function getMenuCategory(ctx: Context, id: number): Promise<MenuCat
 }
 
 export async function createMenuCategory(ctx: Context, input: CreateMenuCategoryInput): Promise<MenuCategory> {
-  requireViewer(ctx.viewer, ctx.authError);
   let store: Store;
   let menu: Menu | null = null;
   if (input.menuId != null) {
@@ -104,7 +102,6 @@ export async function deleteMenuCategory(ctx: Context, id: number): Promise<void
 
 /** The category, if the caller owns its store: 401, then 404 unknown, then 403 not theirs. */
 export async function ownedMenuCategory(ctx: Context, id: number): Promise<MenuCategory> {
-  requireViewer(ctx.viewer, ctx.authError);
   const category = await ctx.em.findOne(MenuCategory, { id }, { populate: ['store'] });
   if (!category) throw notFound('MenuCategory', id);
   assertOwns(ctx, category.store.getEntity());

@@ -1,59 +1,38 @@
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
 import { PageArgs } from '../../common/pagination';
-import { IsOptional, Matches, MaxLength, Min } from 'class-validator';
+import { IsOptional, Min } from 'class-validator';
+import { IntInput, TextInput } from '../../common/input-fields';
 
-const NOT_BLANK = /\S/;
-
+/** What create and update share, with the same rules (all optional). */
 @InputType()
-export class CreateMenuInput {
-  @Field(() => Int)
-  @Min(1)
-  storeId!: number;
-
-  @Field()
-  @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  @MaxLength(150)
-  name!: string;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(2000)
+abstract class MenuFields {
+  @TextInput(2000)
   description?: string | null;
 
   @Field(() => Boolean, { nullable: true })
   isActive?: boolean;
 
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @Min(0)
+  @IntInput(0)
   sortOrder?: number;
+}
+
+@InputType()
+export class CreateMenuInput extends MenuFields {
+  @IntInput(1, { required: true })
+  storeId!: number;
+
+  @TextInput(150, { required: true, notBlank: true })
+  name!: string;
 }
 
 /** Partial update; `storeId` is required by the spec and must be the menu's own store. */
 @InputType()
-export class UpdateMenuInput {
-  @Field(() => Int)
-  @Min(1)
+export class UpdateMenuInput extends MenuFields {
+  @IntInput(1, { required: true })
   storeId!: number;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @Matches(NOT_BLANK, { message: 'name must not be blank' })
-  @MaxLength(150)
+  @TextInput(150, { notBlank: true })
   name?: string;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(2000)
-  description?: string | null;
-
-  @Field(() => Boolean, { nullable: true })
-  isActive?: boolean;
-
-  @Field(() => Int, { nullable: true })
-  @IsOptional()
-  @Min(0)
-  sortOrder?: number;
 }
 
 /** Menus list: of one store, or without it all active ones (a signed-in owner: their own). */

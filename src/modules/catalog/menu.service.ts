@@ -5,7 +5,6 @@ import { conflict, invalidField, notFound } from '../../common/errors';
 import { PageMeta, pageMeta, pageWindow } from '../../common/pagination';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { visibleStore } from '../stores/store.service';
 import { CreateMenuInput, MenuListArgs, UpdateMenuInput } from './menu.inputs';
@@ -90,7 +89,6 @@ export async function removeGuarded(ctx: Context, entity: object, message: strin
 
 /** The menu, if the caller owns its store: 404 unknown, 403 not theirs. */
 export async function ownedMenu(ctx: Context, id: number): Promise<Menu> {
-  requireViewer(ctx.viewer, ctx.authError);
   const menu = await ctx.em.findOne(Menu, { id }, { populate: ['store'] });
   if (!menu) throw notFound('Menu', id);
   assertOwns(ctx, menu.store.getEntity());

@@ -1,35 +1,26 @@
 import { ArgsType, Field, Float, Int } from 'type-graphql';
 import { IsIn, IsOptional, Matches, Max, MaxLength, Min } from 'class-validator';
+import { LatitudeInput, LongitudeInput } from '../../common/input-fields';
 import { PageArgs } from '../../common/pagination';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { STORE_SORTS, StoreSort } from '../stores/store-query';
 
 @ArgsType()
 export class OptionalPointArgs {
-  @Field(() => Float, { nullable: true })
-  @IsOptional()
-  @Min(-90)
-  @Max(90)
+  @LatitudeInput()
   lat?: number;
 
-  @Field(() => Float, { nullable: true })
-  @IsOptional()
-  @Min(-180)
-  @Max(180)
+  @LongitudeInput()
   lng?: number;
 }
 
 /** Spec §4.3 nearby stores, plus the page parameters (docs/decisions.md). */
 @ArgsType()
 export class NearbyStoresArgs extends PageArgs {
-  @Field(() => Float)
-  @Min(-90)
-  @Max(90)
+  @LatitudeInput({ required: true })
   lat!: number;
 
-  @Field(() => Float)
-  @Min(-180)
-  @Max(180)
+  @LongitudeInput({ required: true })
   lng!: number;
 
   @Field(() => Int, { nullable: true, description: `Kilometres, 1 to ${MAX_DELIVERY_RADIUS_KM}.` })

@@ -1,4 +1,4 @@
-/** Spec §4.3 home, search, ads and nearby over REST. */
+/** Spec §4.3 home, search and nearby over REST. */
 import { OFFER, PAGE_META, PRODUCT, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -28,13 +28,6 @@ export const discoveryRoutes: RestRoute[] = [
         stores { id name logo slug rating }
         products { id name price store_id: storeId image }
       }
-    }`,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/global/ads',
-    document: `query Ads {
-      ads { id title type image redirect_type: redirectType store_id: storeId product_id: productId sort_order: sortOrder }
     }`,
   },
   {

@@ -1,4 +1,5 @@
 import { Entity, Index, OneToOne, PrimaryKey, Property, Opt, Ref } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { User } from '../users/user.entity';
 import { CoordinateField } from '../../common/coordinate-field';
@@ -34,6 +35,6 @@ export class Driver {
   @Property({ type: 'timestamptz', nullable: true })
   locationUpdatedAt?: Date | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @CreatedAt()
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,5 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Ref, OptionalProps } from '@mikro-orm/core';
+import { Timestamped } from '../../common/timestamped';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { Store } from '../stores/store.entity';
 
@@ -10,7 +11,7 @@ import { Store } from '../stores/store.entity';
 @ObjectType()
 @Entity({ tableName: 'offers' })
 @Index({ properties: ['store', 'endsAt'] })
-export class Offer {
+export class Offer extends Timestamped {
   /** Computed getters, never given when creating. */
   [OptionalProps]?: 'storeId';
 
@@ -49,13 +50,6 @@ export class Offer {
   @Property({ type: 'timestamptz', nullable: true })
   endsAt?: Date | null;
 
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 
   @Field(() => Int, { nullable: true, description: 'Null for a global offer.' })
   get storeId(): number | null {

@@ -1,30 +1,22 @@
-import { Field, Float, InputType, Int } from 'type-graphql';
-import { IsOptional, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
-
-const NOT_BLANK = /\S/;
+import { Field, Float, InputType } from 'type-graphql';
+import { IsOptional, Max, Min } from 'class-validator';
+import { IntInput, TextInput, UrlInput } from '../../common/input-fields';
 
 /** Spec §2.11. `discount` is a percentage: more than 0, at most 100. */
+function DiscountInput({ required = false } = {}): PropertyDecorator {
+  return (target, key) => {
+    Max(100, { message: 'discount must be a percentage of at most 100' })(target, key);
+    Min(0.01, { message: 'discount must be a percentage greater than 0' })(target, key);
+    if (!required) IsOptional()(target, key);
+    Field(() => Float, { nullable: !required })(target, key);
+  };
+}
+
+/** What create and update share, with the same rules (all optional). */
 @InputType()
-export class CreateOfferInput {
-  @Field(() => Int, { nullable: true, description: 'Required when the caller owns more than one store.' })
-  @IsOptional()
-  @Min(1)
-  storeId?: number | null;
-
-  @Field()
-  @Matches(NOT_BLANK, { message: 'title must not be blank' })
-  @MaxLength(150)
-  title!: string;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(2000)
+abstract class OfferFields {
+  @TextInput(2000)
   description?: string | null;
-
-  @Field(() => Float)
-  @Min(0.01, { message: 'discount must be a percentage greater than 0' })
-  @Max(100, { message: 'discount must be a percentage of at most 100' })
-  discount!: number;
 
   @Field(() => Date, { nullable: true })
   startsAt?: Date | null;
@@ -32,42 +24,28 @@ export class CreateOfferInput {
   @Field(() => Date, { nullable: true })
   endsAt?: Date | null;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsUrl({ protocols: ['https', 'http'], require_protocol: true })
-  @MaxLength(500)
+  @UrlInput()
   image?: string | null;
+}
+
+@InputType()
+export class CreateOfferInput extends OfferFields {
+  @IntInput(1, { description: 'Required when the caller owns more than one store.' })
+  storeId?: number | null;
+
+  @TextInput(150, { required: true, notBlank: true })
+  title!: string;
+
+  @DiscountInput({ required: true })
+  discount!: number;
 }
 
 /** Partial update; the store of an offer never changes. */
 @InputType()
-export class UpdateOfferInput {
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @Matches(NOT_BLANK, { message: 'title must not be blank' })
-  @MaxLength(150)
+export class UpdateOfferInput extends OfferFields {
+  @TextInput(150, { notBlank: true })
   title?: string;
 
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @MaxLength(2000)
-  description?: string | null;
-
-  @Field(() => Float, { nullable: true })
-  @IsOptional()
-  @Min(0.01, { message: 'discount must be a percentage greater than 0' })
-  @Max(100, { message: 'discount must be a percentage of at most 100' })
+  @DiscountInput()
   discount?: number;
-
-  @Field(() => Date, { nullable: true })
-  startsAt?: Date | null;
-
-  @Field(() => Date, { nullable: true })
-  endsAt?: Date | null;
-
-  @Field(() => String, { nullable: true })
-  @IsOptional()
-  @IsUrl({ protocols: ['https', 'http'], require_protocol: true })
-  @MaxLength(500)
-  image?: string | null;
 }

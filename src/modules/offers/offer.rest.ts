@@ -11,7 +11,6 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/store/offers',
-    auth: true,
     status: 201,
     envelope: 'message',
     document: `mutation CreateOffer($store_id: Int, $title: String!, $discount: Float!, $description: String,
@@ -30,7 +29,6 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'PUT',
     path: '/api/v1/store/offers/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation UpdateOffer($id: Int!, $title: String, $discount: Float, $description: String,
         $starts_at: DateTimeISO, $ends_at: DateTimeISO, $image: String) {
@@ -43,7 +41,6 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'DELETE',
     path: '/api/v1/store/offers/:id',
-    auth: true,
     envelope: 'message',
     document: `mutation DeleteOffer($id: Int!) { deleteOffer(id: $id) { message } }`,
   },

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalidField, notFound } from '../../common/errors';
 import { activeWindowWhere } from '../../common/active-window';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
 import { Store } from '../stores/store.entity';
 import { visibleStore } from '../stores/store.service';
@@ -13,13 +11,13 @@ import { Offer } from './offer.entity';
 
 
 /** Global offers (no store): the home screen's promotional banners. */
-export async function activeGlobalOffers(em: EntityManager): Promise<Offer[]> {
-  return em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
+export async function activeGlobalOffers(ctx: Context): Promise<Offer[]> {
+  return ctx.em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
 }
 
 /** Offers applicable to one store: its own active offers and the global ones. */
-export async function activeOffersForStore(em: EntityManager, storeId: number): Promise<Offer[]> {
-  return em.find(
+export async function activeOffersForStore(ctx: Context, storeId: number): Promise<Offer[]> {
+  return ctx.em.find(
     Offer,
     { $and: [{ $or: [{ store: storeId }, { store: null }] }, activeWindowWhere()] },
     { orderBy: { id: 'asc' } },
@@ -87,7 +85,6 @@ export async function deleteOffer(ctx: Context, id: number): Promise<void> {
 
 /** 401, then 404 unknown, then 403 unless the caller owns its store (global offers: operators only). */
 async function ownedOffer(ctx: Context, id: number): Promise<Offer> {
-  requireViewer(ctx.viewer, ctx.authError);
   const offer = await ctx.em.findOne(Offer, { id }, { populate: ['store'] });
   if (!offer) throw notFound('Offer', id);
   const store = offer.store?.getEntity();

@@ -4,7 +4,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrors } from '../../common/errors';
-import { VISIBLE_PRODUCT_SQL } from '../catalog/catalog.service';
+import { pricingRows } from '../catalog/product-query';
 import { CheckoutItemInput } from './checkout.inputs';
 
 export interface PricedExtra {
@@ -25,15 +25,8 @@ export interface PricedItem {
   extras: PricedExtra[];
 }
 
-interface ProductRow { id: number; store_id: number; name: string; price_cents: number; visible: boolean }
-interface GroupRow { id: number; product_id: number; name: string; is_required: boolean; min_select: number; max_select: number }
-interface ValueRow { id: number; group_id: number; product_id: number; name: string; price_cents: number }
-interface SupplementRow { id: number; product_id: number; name: string; price_cents: number }
-
-const list = (ids: number[]) => (ids.length > 0 ? ids.map(() => '?').join(',') : 'null');
-
 export async function priceCart(
-  em: EntityManager,
+  tx: EntityManager,
   storeId: number,
   items: CheckoutItemInput[],
   errors: FieldErrors,
@@ -41,35 +34,11 @@ export async function priceCart(
   const productIds = [...new Set(items.map((i) => i.productId))];
   const valueIds = [...new Set(items.flatMap((i) => i.options ?? []))];
   const supplementIds = [...new Set(items.flatMap((i) => i.supplements ?? []))];
-  const products = new Map(
-    (
-      await em.execute<ProductRow[]>(
-        `select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT_SQL}) as visible from products p where p.id in (${list(productIds)})`,
-        productIds,
-      )
-    ).map((p) => [p.id, p]),
-  );
-  const groups = await em.execute<GroupRow[]>(
-    `select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id in (${list(productIds)})`,
-    productIds,
-  );
-  const values = new Map(
-    (
-      await em.execute<ValueRow[]>(
-        `select v.id, v.group_id, g.product_id, v.name, v.price_cents
-         from product_option_values v join product_option_groups g on g.id = v.group_id where v.id in (${list(valueIds)})`,
-        valueIds,
-      )
-    ).map((v) => [v.id, v]),
-  );
-  const supplements = new Map(
-    (
-      await em.execute<SupplementRow[]>(
-        `select id, product_id, name, price_cents from product_supplements where id in (${list(supplementIds)})`,
-        supplementIds,
-      )
-    ).map((s) => [s.id, s]),
-  );
+  const rows = await pricingRows(tx, productIds, valueIds, supplementIds);
+  const products = new Map(rows.products.map((p) => [p.id, p]));
+  const groups = rows.groups;
+  const values = new Map(rows.values.map((v) => [v.id, v]));
+  const supplements = new Map(rows.supplements.map((s) => [s.id, s]));
 
   const fail = (path: string, message: string) => (errors[path] ??= []).push(message);
   return items.map((item, index) => {

@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
-import { Context } from '../../context';
-import { requireViewer } from '../auth/token.service';
+import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
+import { UserAddress } from '../addresses/address.entity';
 import { Store } from '../stores/store.entity';
+import { storeServes } from '../stores/store.service';
 import { storeLocalTimes } from '../stores/local-time';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
@@ -32,7 +33,7 @@ const ABANDONED_AFTER_SECONDS = 60;
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
-  const viewer = requireViewer(ctx.viewer, ctx.authError);
+  const viewer = viewerOf(ctx);
   // The body's rules (quantity 1–99, ...) are checked here rather than before the resolver, so
   // that one 422 names them with the problems only the database knows (docs/decisions.md).
   const problems = await ruleProblems(input);
@@ -82,29 +83,20 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
   const add = (path: string, message: string) => {
     if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
   };
-  const [place] = await tx.execute<{ store_ok: boolean; open: boolean; address_ok: boolean; inside: boolean }[]>(
-    `select s.id is not null and s.is_active as store_ok,
-            coalesce(store_is_open(s.id, ?::jsonb), false) as open,
-            a.id is not null as address_ok,
-            coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false) as inside
-     from (select 1) one
-     left join stores s on s.id = ?
-     left join user_addresses a on a.id = ? and a.user_id = ?`,
-    [localTimes, input.storeId, input.addressId, userId],
-  );
-  if (!place.store_ok) add('storeId', 'The selected store is not available.');
-  else if (!place.open) add('storeId', 'The store is closed at the moment.');
-  if (!place.address_ok) add('addressId', 'The selected address is not one of your saved addresses.');
-  else if (place.store_ok && !place.inside) add('addressId', 'The address is outside the store’s delivery area.');
+  // The store and the address are each read once; what is checked and what is copied into
+  // the order come from these two reads.
+  const store = await tx.findOne(Store, { id: input.storeId });
+  const address = await tx.findOne(UserAddress, { id: input.addressId, user: userId });
+  const storeOk = store !== null && store.isActive;
+  const serves = store ? await storeServes(tx, store, address, localTimes) : { open: false, inside: false };
+  if (!storeOk) add('storeId', 'The selected store is not available.');
+  else if (!serves.open) add('storeId', 'The store is closed at the moment.');
+  if (!address) add('addressId', 'The selected address is not one of your saved addresses.');
+  else if (storeOk && !serves.inside) add('addressId', 'The address is outside the store’s delivery area.');
   // An empty or oversized cart (a rule problem of `items`) is not priced: the work stays bounded.
-  const items = place.store_ok && !problems.items ? await priceCart(tx, input.storeId, input.items, errors) : [];
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  const items = storeOk && !problems.items ? await priceCart(tx, input.storeId, input.items, errors) : [];
+  if (!store || !address || Object.keys(errors).length > 0) throw validationFailed(errors);
 
-  const store = await tx.findOneOrFail(Store, { id: input.storeId });
-  const address = await tx.execute<{ label: string; line1: string; line2: string | null; city: string | null; latitude: number; longitude: number; instructions: string | null }[]>(
-    `select label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
-    [input.addressId],
-  );
   const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
   const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
   let promo: { promo: PromoCode; discountCents: number; redeem: (orderId: number) => Promise<void> } | undefined;
@@ -112,11 +104,10 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
     promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: store.id, subtotalCents });
   }
   const discountCents = promo?.discountCents ?? 0;
-  const a = address[0];
   const order = tx.create(Order, {
     user: userId,
     store,
-    address: input.addressId,
+    address,
     status: 'pending_acceptance',
     subtotalCents,
     deliveryFeeCents,
@@ -124,13 +115,13 @@ async function createOrder(tx: EntityManager, userId: number, input: CheckoutInp
     totalCents: subtotalCents + deliveryFeeCents - discountCents,
     promo: promo?.promo ?? null,
     promoCode: promo?.promo.code ?? null,
-    addressLabel: a.label,
-    addressLine1: a.line1,
-    addressLine2: a.line2,
-    addressCity: a.city,
-    addressLatitude: a.latitude,
-    addressLongitude: a.longitude,
-    addressInstructions: a.instructions,
+    addressLabel: address.label,
+    addressLine1: address.line1,
+    addressLine2: address.line2,
+    addressCity: address.city,
+    addressLatitude: address.latitude,
+    addressLongitude: address.longitude,
+    addressInstructions: address.instructions,
   });
   for (const item of items) {
     const row = tx.create(OrderItem, {

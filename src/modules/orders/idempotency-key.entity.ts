@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property, Opt } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
 
 /**
  * A checkout's Idempotency-Key: claimed before the work, completed in the same transaction as
@@ -19,6 +20,6 @@ export class IdempotencyKey {
   @Property({ type: 'jsonb', nullable: true })
   response?: Record<string, unknown> | null;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @CreatedAt()
   createdAt: Date & Opt = new Date();
 }

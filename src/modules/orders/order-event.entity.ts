@@ -1,4 +1,5 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
 import { Order } from './order.entity';
 
 export type OrderEventType = 'status' | 'driver_assigned' | 'driver_location';
@@ -30,6 +31,6 @@ export class OrderEvent {
   data?: Record<string, unknown> | null;
 
   @Index()
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @CreatedAt()
   createdAt: Date & Opt = new Date();
 }

@@ -4,8 +4,10 @@
  * published only after that transaction has committed.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
+import { Context } from '../../context';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
+import type { Order } from './order.entity';
 
 /** Where an order's events are published: to the order, its store and its driver. */
 export const topics = {
@@ -65,4 +67,56 @@ export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): v
 /** Live events of one topic (a subscriber's stream; typed here, where the topics are published). */
 export function subscribeEvents(pubSub: AppPubSub, topic: string): AsyncIterable<OrderEventMessage> {
   return pubSub.subscribe(topic) as AsyncIterable<OrderEventMessage>;
+}
+
+/** Stored events after `afterSeq`, as subscribers receive them (the replay of a resume). */
+export async function eventsAfter(ctx: Context, order: Order, afterSeq: number): Promise<OrderEventMessage[]> {
+  // Raw rows: a long-lived subscription must not fill its EntityManager with events.
+  const rows = await ctx.em.execute<{ seq: number; type: OrderEventType; status: string; created_at: Date; data: Record<string, unknown> | null; driver_id: number | null }[]>(
+    `select e.seq, e.type, e.status, e.created_at, e.data, o.driver_id
+     from order_events e join orders o on o.id = e.order_id where e.order_id = ? and e.seq > ? order by e.seq`,
+    [order.id, afterSeq],
+  );
+  return rows.map((e) => ({
+    orderId: order.id,
+    seq: e.seq,
+    type: e.type,
+    status: e.status,
+    at: new Date(e.created_at).toISOString(),
+    data: typeof e.data === 'string' ? JSON.parse(e.data) : e.data,
+    storeId: order.store.id,
+    driverId: e.driver_id,
+  }));
+}
+
+/**
+ * Events of the last `lookbackSeconds` of the orders of some stores (or of one driver), in
+ * (order, seq) order: what store and driver streams re-read to make up for a lost bus message.
+ */
+export async function recentEvents(
+  ctx: Context,
+  column: 'store_id' | 'driver_id',
+  ids: number[],
+  lookbackSeconds = 60,
+): Promise<OrderEventMessage[]> {
+  if (ids.length === 0) return [];
+  const rows = await ctx.em.execute<
+    { order_id: number; seq: number; type: OrderEventType; status: string; created_at: Date; data: Record<string, unknown> | null; store_id: number; driver_id: number | null }[]
+  >(
+    `select e.order_id, e.seq, e.type, e.status, e.created_at, e.data, o.store_id, o.driver_id
+     from order_events e join orders o on o.id = e.order_id
+     where o.${column === 'store_id' ? 'store_id' : 'driver_id'} in (?) and e.created_at > now() - make_interval(secs => ?)
+     order by e.order_id, e.seq`,
+    [ids, lookbackSeconds],
+  );
+  return rows.map((e) => ({
+    orderId: Number(e.order_id),
+    seq: e.seq,
+    type: e.type,
+    status: e.status,
+    at: new Date(e.created_at).toISOString(),
+    data: typeof e.data === 'string' ? JSON.parse(e.data) : e.data,
+    storeId: e.store_id,
+    driverId: e.driver_id,
+  }));
 }

@@ -38,6 +38,9 @@ export type TransitionName = keyof typeof TRANSITIONS;
 /** Orders a driver is busy with (assigned and not finished). */
 export const ACTIVE_DRIVER_STATUSES: OrderStatus[] = ['accepted', 'preparing', 'ready_for_pickup', 'picked_up'];
 
+/** Accepted orders a free driver may still be given (not yet picked up). */
+export const WAITING_FOR_DRIVER_STATUSES: OrderStatus[] = ['accepted', 'preparing', 'ready_for_pickup'];
+
 /** No event follows these. */
 export const FINAL_STATUSES: OrderStatus[] = ['delivered', 'rejected', 'cancelled'];
 

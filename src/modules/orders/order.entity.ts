@@ -1,4 +1,5 @@
 import { Entity, Index, ManyToOne, PrimaryKey, PrimaryKeyProp, Property, Opt, Ref } from '@mikro-orm/core';
+import { Timestamped } from '../../common/timestamped';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { toAmount } from '../../common/money';
 import { UserAddress } from '../addresses/address.entity';
@@ -7,6 +8,9 @@ import { PromoCode } from '../promos/promo-code.entity';
 import { Store } from '../stores/store.entity';
 import { User } from '../users/user.entity';
 import type { OrderStatus } from './order-status';
+
+/** An `orders` row as `update ... returning *` answers it (for `em.map` into the identity map). */
+export type OrderRow = Record<string, unknown> & { id: number };
 
 /**
  * An order from one store. Amounts are computed by the server at checkout and frozen; the
@@ -18,7 +22,7 @@ import type { OrderStatus } from './order-status';
 @Index({ properties: ['store', 'status'] })
 @Index({ properties: ['driver', 'status'] })
 @Index({ name: 'orders_pending_index', expression: `create index "orders_pending_index" on "orders" ("created_at") where status = 'pending_acceptance'` })
-export class Order {
+export class Order extends Timestamped {
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -93,13 +97,6 @@ export class Order {
   @Property({ default: 0 })
   lastEventSeq: number & Opt = 0;
 
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 
   @Field(() => Float)
   get subtotal(): number & Opt {

@@ -12,12 +12,10 @@ import { extrasOfItem, itemsOfOrder, statusEventsOfOrder } from './order.loaders
 import * as orders from './order.service';
 import { DriverInfo, OrderActionPayload, OrderAddress, PlaceOrderPayload, TimelineEntry } from './order.types';
 
-type Move = (ctx: Context, id: number) => Promise<unknown>;
+type Move = (ctx: Context, id: number) => Promise<Order>;
 
 async function act(ctx: Context, id: number, run: Move, message: string): Promise<OrderActionPayload> {
-  await run(ctx, id);
-  ctx.em.clear(); // read the order as the transaction left it
-  return { message, order: await ctx.em.findOneOrFail(Order, { id }) };
+  return { message, order: await run(ctx, id) };
 }
 
 @Authorized()

@@ -1,4 +1,5 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
 import { Store } from '../stores/store.entity';
 import { User } from '../users/user.entity';
 
@@ -76,6 +77,6 @@ export class PromoRedemption {
   @Property()
   orderId!: number;
 
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @CreatedAt()
   createdAt: Date & Opt = new Date();
 }

@@ -6,6 +6,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
+import { nameSearch } from '../../common/name-search';
 import { Store } from './store.entity';
 
 export interface GeoPoint {
@@ -36,19 +37,29 @@ const ORDER_BY: Record<StoreSort, string> = {
   popularity: 's.order_count desc, s.rating desc',
 };
 
-/** The SQL `where` of active stores matching the filter, with its parameters. */
-export function storeConditions(filter: StoreFilter): { where: string; params: unknown[]; distance: string } {
+/**
+ * The SQL `where` of active stores matching the filter, with its parameters in the order of
+ * its placeholders, and the distance expression with its own. Every value is bound.
+ */
+export function storeConditions(filter: StoreFilter): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
   const conditions = ['s.is_active'];
   const params: unknown[] = [];
   let distance = 'null::float8';
+  let distanceParams: unknown[] = [];
   if (filter.point) {
-    // A constant the planner folds once (validated finite numbers: no strings reach SQL).
-    const here = `ll_to_earth(${Number(filter.point.lat)}, ${Number(filter.point.lng)})`;
+    const here = 'll_to_earth(?, ?)';
+    const point = [filter.point.lat, filter.point.lng];
     distance = `earth_distance(s.earth, ${here})`;
+    distanceParams = point;
     const boxKm = Math.min(filter.radiusKm ?? MAX_DELIVERY_RADIUS_KM, MAX_DELIVERY_RADIUS_KM);
-    conditions.push(`earth_box(${here}, ${boxKm * 1000}) @> s.earth`);
+    conditions.push(`earth_box(${here}, ?) @> s.earth`);
+    params.push(...point, boxKm * 1000);
     conditions.push(`${distance} <= s.delivery_radius_km * 1000`);
-    if (filter.radiusKm !== undefined) conditions.push(`${distance} <= ${filter.radiusKm * 1000}`);
+    params.push(...point);
+    if (filter.radiusKm !== undefined) {
+      conditions.push(`${distance} <= ?`);
+      params.push(...point, filter.radiusKm * 1000);
+    }
   }
   if (filter.minRating !== undefined) {
     conditions.push('s.rating >= ?');
@@ -64,7 +75,7 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
     params.push(filter.openAt);
   }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
-  return { where: conditions.join(' and '), params, distance };
+  return { where: conditions.join(' and '), params, distance, distanceParams };
 }
 
 export async function findStores(
@@ -73,7 +84,7 @@ export async function findStores(
   sort: StoreSort,
   page: { limit: number; offset: number },
 ): Promise<{ stores: Store[]; total: number }> {
-  const { where, params, distance } = storeConditions(filter);
+  const { where, params, distance, distanceParams } = storeConditions(filter);
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
   // One scan answers the page and the total (a second scan would cost as much again).
   const rows = await em.execute<{ id: number; distance_m: number | null; total: string }[]>(
@@ -82,7 +93,7 @@ export async function findStores(
      where ${where}
      order by ${order}, ${filter.point ? 'distance_m asc, ' : ''}s.id asc
      limit ? offset ?`,
-    [...params, page.limit, page.offset],
+    [...distanceParams, ...params, page.limit, page.offset],
   );
   const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter) : 0;
   return { stores: await loadInOrder(em, rows), total };
@@ -104,4 +115,52 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
     store.distanceKm = row.distance_m === null ? null : Math.round(row.distance_m / 10) / 100;
     return store;
   });
+}
+
+export const STORE_BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'product_sources'] as const;
+export type StoreBlock = (typeof STORE_BLOCKS)[number];
+export type BlockStore = { id: number; distanceM: number | null };
+
+/**
+ * The home screen's store blocks in one statement: the stores matching the filter are found
+ * once and each block is a top-N sort of them. `product_sources` are the `sources` most
+ * ordered-from of them, whose products the product blocks draw from (docs/decisions.md).
+ */
+export async function homeStoreBlocks(em: EntityManager, filter: StoreFilter, size: number, sources: number): Promise<Record<StoreBlock, BlockStore[]>> {
+  const { where, params, distance, distanceParams } = storeConditions(filter);
+  const near = filter.point ? 'distance_m, ' : '';
+  const block = (order: string) =>
+    `(select ?::text as block, id, distance_m, row_number() over (order by ${order}, id) as ord from d order by ${order}, id limit ?)`;
+  const rows = await em.execute<{ block: StoreBlock; id: number; distance_m: number | null; ord: number }[]>(
+    `with d as materialized (
+       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${where})
+     ${[
+       block(`rating desc, rating_count desc, ${near}order_count desc`),
+       block(`order_count desc, rating desc, ${near}rating_count desc`),
+       block(filter.point ? 'distance_m' : 'order_count desc, rating desc'),
+       block('order_count desc, rating desc'),
+     ].join(' union all ')}`,
+    [...distanceParams, ...params, 'top_rated_stores', size, 'popular_near_you', size, 'stores', 2 * size, 'product_sources', sources],
+  );
+  const blocks = Object.fromEntries(STORE_BLOCKS.map((b) => [b, [] as typeof rows])) as Record<StoreBlock, typeof rows>;
+  for (const row of rows) blocks[row.block].push(row);
+  return Object.fromEntries(
+    STORE_BLOCKS.map((b) => [b, blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => ({ id: r.id, distanceM: r.distance_m }))]),
+  ) as Record<StoreBlock, BlockStore[]>;
+}
+
+/** Loads stores keeping the given order, each with its distance (rounded to 10 m, in km). */
+export async function loadStoresInOrder(em: EntityManager, rows: BlockStore[]): Promise<Store[]> {
+  return loadInOrder(em, rows.map((r) => ({ id: r.id, distance_m: r.distanceM })));
+}
+
+/** Ids of active stores whose names match, best first. */
+export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+  const name = nameSearch('s.name', q);
+  const rows = await em.execute<{ id: number }[]>(
+    `select s.id from stores s where s.is_active and ${name.match}
+     order by ${name.rank}, s.rating desc, s.id limit ?`,
+    [...name.matchParams, ...name.rankParams, limit],
+  );
+  return rows.map((r) => r.id);
 }

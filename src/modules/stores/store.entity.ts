@@ -1,4 +1,5 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, OptionalProps } from '@mikro-orm/core';
+import { Timestamped } from '../../common/timestamped';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { toAmount } from '../../common/money';
 import { User } from '../users/user.entity';
@@ -9,7 +10,7 @@ import { CoordinateField } from '../../common/coordinate-field';
 @Entity({ tableName: 'stores' })
 @Index({ name: 'stores_earth_index', expression: 'create index "stores_earth_index" on "stores" using gist ("earth")' })
 @Index({ name: 'stores_name_trgm_index', expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)' })
-export class Store {
+export class Store extends Timestamped {
   /** Computed getters, never given when creating. */
   [OptionalProps]?: 'categoryId';
 
@@ -103,13 +104,6 @@ export class Store {
   @Property({ default: true })
   isActive: boolean & Opt = true;
 
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 
   /** Set by location-aware queries (nearby, homepage); null elsewhere. Not stored. */
   @Field(() => Float, { nullable: true, description: 'Kilometres from the point asked about.' })

@@ -11,8 +11,6 @@ import { Store } from './store.entity';
 
 export const TOP_STORES_PER_CATEGORY = 10;
 
-const list = (keys: readonly number[]) => keys.map(() => '?').join(',');
-
 export const storeById = batchLoader<number, Store | null>(async (em, keys) => byId(keys, await em.find(Store, { id: inKeys(keys) })));
 
 export const storeCategoryById = batchLoader<number, StoreCategory | null>(async (em, keys) =>
@@ -22,8 +20,8 @@ export const storeCategoryById = batchLoader<number, StoreCategory | null>(async
 /** Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). */
 export const storeIsOpen = batchLoader<number, boolean, Context>(async (em, keys, ctx) => {
   const rows = await em.execute<{ id: number; open: boolean }[]>(
-    `select id, store_is_open(id, ?::jsonb) as open from stores where id in (${list(keys)})`,
-    [await storeLocalTimes(ctx), ...keys],
+    `select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`,
+    [await storeLocalTimes(ctx), [...keys]],
   );
   const open = new Map(rows.map((r) => [r.id, r.open]));
   return keys.map((k) => open.get(k) ?? false);
@@ -35,8 +33,8 @@ export const topStoresByCategory = batchLoader<number, Store[]>(async (em, keys)
     `select c.id as category_id, s.id from store_categories c
      cross join lateral (select id from stores where category_id = c.id and is_active
                          order by rating desc, rating_count desc, id limit ?) s
-     where c.id in (${list(keys)})`,
-    [TOP_STORES_PER_CATEGORY, ...keys],
+     where c.id in (?)`,
+    [TOP_STORES_PER_CATEGORY, [...keys]],
   );
   const stores = new Map((await em.find(Store, { id: { $in: rows.map((r) => r.id) } })).map((st) => [st.id, st]));
   return groupBy(keys, rows, (r) => r.category_id).map((group) => group.map((r) => stores.get(r.id)!));
@@ -44,8 +42,8 @@ export const topStoresByCategory = batchLoader<number, Store[]>(async (em, keys)
 
 export const activeStoreCountByCategory = batchLoader<number, number>(async (em, keys) => {
   const rows = await em.execute<{ category_id: number; n: string }[]>(
-    `select category_id, count(*) as n from stores where is_active and category_id in (${list(keys)}) group by category_id`,
-    [...keys],
+    `select category_id, count(*) as n from stores where is_active and category_id in (?) group by category_id`,
+    [[...keys]],
   );
   const counts = new Map(rows.map((r) => [r.category_id, Number(r.n)]));
   return keys.map((k) => counts.get(k) ?? 0);

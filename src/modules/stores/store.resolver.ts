@@ -13,17 +13,17 @@ import { Store } from './store.entity';
 export class StoreResolver {
   @Query(() => Store, { description: 'An active store by id or slug.' })
   async store(@Arg('idOrSlug', () => String) idOrSlug: string, @Ctx() ctx: Context): Promise<Store> {
-    return getActiveStore(ctx.em, idOrSlug);
+    return getActiveStore(ctx, idOrSlug);
   }
 
   @Query(() => [StoreCategory], { description: 'Kinds of store (Pizza, Groceries...), for filters.' })
   async storeCategories(@Ctx() ctx: Context): Promise<StoreCategory[]> {
-    return listStoreCategories(ctx.em);
+    return listStoreCategories(ctx);
   }
 
   @Query(() => [MainCategory])
   async mainCategories(@Ctx() ctx: Context): Promise<MainCategory[]> {
-    return listMainCategories(ctx.em);
+    return listMainCategories(ctx);
   }
 
   @FieldResolver(() => StoreCategory, { nullable: true })

@@ -1,5 +1,5 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../common/errors';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
 import { viewerOwns } from './ownership';
 import { MainCategory } from './main-category.entity';
@@ -7,21 +7,21 @@ import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 
 /** An active store by id or slug (spec §4.3 "store ID or slug"); 404 otherwise. */
-export async function getActiveStore(em: EntityManager, idOrSlug: string | number): Promise<Store> {
+export async function getActiveStore(ctx: Context, idOrSlug: string | number): Promise<Store> {
   const key = String(idOrSlug).trim();
   const store = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1
-    ? await em.findOne(Store, { id: Number(key), isActive: true })
-    : await em.findOne(Store, { slug: key.toLowerCase(), isActive: true });
+    ? await ctx.em.findOne(Store, { id: Number(key), isActive: true })
+    : await ctx.em.findOne(Store, { slug: key.toLowerCase(), isActive: true });
   if (!store) throw notFound('Store', key);
   return store;
 }
 
-export async function listMainCategories(em: EntityManager): Promise<MainCategory[]> {
-  return em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+export async function listMainCategories(ctx: Context): Promise<MainCategory[]> {
+  return ctx.em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
 }
 
-export async function listStoreCategories(em: EntityManager): Promise<StoreCategory[]> {
-  return em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+export async function listStoreCategories(ctx: Context): Promise<StoreCategory[]> {
+  return ctx.em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
 }
 
 /** A store a caller may read from: active, or their own. */
@@ -29,4 +29,27 @@ export async function visibleStore(ctx: Context, storeId: number): Promise<Store
   const store = await ctx.em.findOne(Store, { id: storeId });
   if (!store || (!store.isActive && !viewerOwns(ctx, store))) throw notFound('Store', storeId);
   return store;
+}
+
+/**
+ * Whether the (already loaded) store is open at `localTimes` (`storeLocalTimes`) and delivers
+ * to the point, in one statement that reads no row again; `inside` is false without a point.
+ */
+export async function storeServes(
+  tx: EntityManager,
+  store: Store,
+  point: { latitude: number; longitude: number } | null,
+  localTimes: string,
+): Promise<{ open: boolean; inside: boolean }> {
+  const [row] = await tx.execute<{ open: boolean; inside: boolean }[]>(
+    `select coalesce(store_is_open(?, ?::jsonb), false) as open,
+            coalesce(earth_distance(ll_to_earth(?, ?), ll_to_earth(?, ?)) <= ? * 1000, false) as inside`,
+    [store.id, localTimes, point?.latitude ?? null, point?.longitude ?? null, store.latitude, store.longitude, store.deliveryRadiusKm],
+  );
+  return row;
+}
+
+/** Counts one more delivered order for "popular" (a step of the delivering transaction). */
+export async function countDeliveredOrder(tx: EntityManager, storeId: number): Promise<void> {
+  await tx.execute(`update stores set order_count = order_count + 1 where id = ?`, [storeId]);
 }

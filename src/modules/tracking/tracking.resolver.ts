@@ -1,4 +1,4 @@
-import { Arg, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Int, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import { Context } from '../../context';
 import { requireDriver } from '../drivers/driver.service';
@@ -9,6 +9,8 @@ import { OrderUpdate, toUpdate } from './tracking.types';
 
 type Data<Args> = SubscribeResolverData<unknown, Args, Context>;
 
+/** Every subscription needs a caller (the websocket refuses anonymous connections too). */
+@Authorized()
 @Resolver()
 export class TrackingResolver {
   @Subscription(() => OrderUpdate, {

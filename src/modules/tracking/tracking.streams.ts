@@ -9,9 +9,9 @@
  */
 import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
-import { OrderEventMessage, subscribeEvents, topics } from '../orders/order-events';
+import { eventsAfter, OrderEventMessage, recentEvents, subscribeEvents, topics } from '../orders/order-events';
 import { FINAL_STATUSES, OrderStatus } from '../orders/order-status';
-import { eventsAfter, getOrderForParticipant, recentEvents } from '../orders/order.service';
+import { getOrderForParticipant } from '../orders/order.service';
 
 /** The first catch-up read, this long after subscribing, covers events published while it was set up. */
 const CATCH_UP_AFTER_MS = 1000;

@@ -1,9 +1,10 @@
-import { Entity, PrimaryKey, Property, Opt } from '@mikro-orm/core';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { Timestamped } from '../../common/timestamped';
 import { Field, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A person with an account: customer, store owner or driver.' })
 @Entity({ tableName: 'users' })
-export class User {
+export class User extends Timestamped {
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
   id!: number;
@@ -20,11 +21,4 @@ export class User {
   @Property({ length: 100 })
   lastName!: string;
 
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date)
-  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

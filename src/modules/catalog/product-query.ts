@@ -1,0 +1,85 @@
+/**
+ * The catalog's raw SQL over products, option groups, option values and supplements: what a
+ * customer may see, what a cart is priced from, the home screen's product blocks and product
+ * search. Other modules call these functions; the SQL text never leaves this file.
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import { nameSearch } from '../../common/name-search';
+
+/** "A customer may see this product" (`p` is products): active, in a category of an active menu. */
+const VISIBLE_PRODUCT = `p.is_active and exists (
+  select 1 from menu_categories mc join menus m on m.id = mc.menu_id
+  where mc.id = p.menu_category_id and m.is_active)`;
+
+export interface PricingProductRow { id: number; store_id: number; name: string; price_cents: number; visible: boolean }
+export interface PricingGroupRow { id: number; product_id: number; name: string; is_required: boolean; min_select: number; max_select: number }
+export interface PricingValueRow { id: number; group_id: number; product_id: number; name: string; price_cents: number }
+export interface PricingSupplementRow { id: number; product_id: number; name: string; price_cents: number }
+
+/** `in (?)` expands a bound list; an empty list matches nothing. */
+const ids = (list: number[]) => (list.length > 0 ? list : [null]);
+
+/** Everything a cart is priced from, read in four statements whatever the cart's size. */
+export async function pricingRows(em: EntityManager, productIds: number[], valueIds: number[], supplementIds: number[]) {
+  const products = await em.execute<PricingProductRow[]>(
+    `select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id in (?)`,
+    [ids(productIds)],
+  );
+  const groups = await em.execute<PricingGroupRow[]>(
+    `select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id in (?)`,
+    [ids(productIds)],
+  );
+  const values = await em.execute<PricingValueRow[]>(
+    `select v.id, v.group_id, g.product_id, v.name, v.price_cents
+     from product_option_values v join product_option_groups g on g.id = v.group_id where v.id in (?)`,
+    [ids(valueIds)],
+  );
+  const supplements = await em.execute<PricingSupplementRow[]>(
+    `select id, product_id, name, price_cents from product_supplements where id in (?)`,
+    [ids(supplementIds)],
+  );
+  return { products, groups, values, supplements };
+}
+
+export const PRODUCT_BLOCKS = ['products', 'featured_products', 'trending_products'] as const;
+export type ProductBlock = (typeof PRODUCT_BLOCKS)[number];
+
+/**
+ * The home screen's product blocks in one statement, drawn from the visible products of the
+ * given stores: newest, featured (most ordered first) and trending (most ordered).
+ */
+export async function homeProductBlocks(em: EntityManager, storeIds: number[], size: number): Promise<Record<ProductBlock, number[]>> {
+  const block = (order: string, extra = 'true') =>
+    `(select ?::text as block, p.id, row_number() over (order by ${order}) as ord
+      from products p where p.store_id in (?) and ${VISIBLE_PRODUCT} and ${extra} order by ${order} limit ?)`;
+  const stores = ids(storeIds);
+  const rows = await em.execute<{ block: ProductBlock; id: number; ord: number }[]>(
+    [block('p.id desc'), block('p.order_count desc, p.id', 'p.is_featured'), block('p.order_count desc, p.id')].join(' union all '),
+    [...['products', stores, size], ...['featured_products', stores, size], ...['trending_products', stores, size]],
+  );
+  const blocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as { id: number; ord: number }[]])) as Record<ProductBlock, { id: number; ord: number }[]>;
+  for (const row of rows) blocks[row.block].push(row);
+  return Object.fromEntries(
+    PRODUCT_BLOCKS.map((b) => [b, blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => r.id)]),
+  ) as Record<ProductBlock, number[]>;
+}
+
+/** Ids of visible products of active stores whose names match, best first. */
+export async function searchProductIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+  const name = nameSearch('p.name', q);
+  // stores.is_active is read here, in the same statement, so the limit counts visible products only.
+  const rows = await em.execute<{ id: number }[]>(
+    `select p.id from products p join stores s on s.id = p.store_id
+     where ${VISIBLE_PRODUCT} and s.is_active and ${name.match}
+     order by ${name.rank}, p.order_count desc, p.id limit ?`,
+    [...name.matchParams, ...name.rankParams, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Counts delivered quantities for "featured" and "trending" (a step of the delivering transaction). */
+export async function countDeliveredProducts(tx: EntityManager, quantities: { productId: number; quantity: number }[]): Promise<void> {
+  for (const { productId, quantity } of quantities) {
+    await tx.execute(`update products set order_count = order_count + ? where id = ?`, [quantity, productId]);
+  }
+}
