@@ -98,9 +98,11 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     });
     res.locals.ctx = ctx;
     res.setHeader('X-Request-Id', ctx.requestId);
+    // Read now: a router mounted on a path (/graphql) strips it from req.path before 'finish'.
+    const path = req.path;
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.logger.info({ method: req.method, path: req.path, status: res.statusCode, durationMs }, 'request');
+      ctx.logger.info({ method: req.method, path, status: res.statusCode, durationMs }, 'request');
     });
     next();
   });

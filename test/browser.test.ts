@@ -101,7 +101,11 @@ const watched: { name: string; problems: string[] }[] = [];
       });
     });
     await signIn(customer, w.customer.user.phone_number);
-    await customer.goto(`${server.url}/dashboard/orders/${id}`);
+    // A customer owns no store: the board says so and points to their orders, which list this one.
+    await customer.getByText('You own no store').waitFor();
+    await customer.getByRole('link', { name: 'My orders' }).last().click();
+    await customer.getByRole('link', { name: new RegExp(`^#${id} `) }).click();
+    await customer.waitForURL(`${server.url}/dashboard/orders/${id}`);
     await customer.locator('.live[data-state="live"]').waitFor();
     await customer.locator('.timeline li[data-status="pending_acceptance"].reached').waitFor();
     expect(await customer.locator('.timeline li[data-status="accepted"]').getAttribute('class')).toBe('ahead');

@@ -156,6 +156,11 @@ describe('npm start entry (src/main.ts)', () => {
       expect(port).toBeGreaterThan(0);
       expect(listening.msg).toBe(`listening on http://localhost:${port} (REST, POST /graphql, ws /graphql)`);
 
+      // One record per request, naming the path asked for (also under a mounted router).
+      await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const request = await app.waitForLog((l) => l.msg === 'request');
+      expect(request).toMatchObject({ method: 'POST', path: '/graphql', status: 200 });
+
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status).toBe(200);
       // With REDIS_URL in the environment the process uses Redis, and /readyz reports it.
@@ -163,8 +168,9 @@ describe('npm start entry (src/main.ts)', () => {
       // The development test number is announced so that a fresh install can sign in.
       expect(app.lines.some((l) => l.includes('+15550000001') && l.includes('123456'))).toBe(true);
       // Start-up ends with the pages' addresses and the demo sign-in (a store owner and a customer).
-      const last = app.lines.slice(-4).map((l) => (JSON.parse(l) as LogLine).msg);
-      expect(last).toEqual([
+      const messages = app.lines.map((l) => (JSON.parse(l) as LogLine).msg);
+      const listeningAt = messages.findIndex((m) => typeof m === 'string' && m.startsWith('listening'));
+      expect(messages.slice(listeningAt + 1, listeningAt + 5)).toEqual([
         `REST reference:    http://127.0.0.1:${port}/docs`,
         `GraphQL explorer:  http://127.0.0.1:${port}/graphql`,
         `Dashboard:         http://127.0.0.1:${port}/dashboard`,

@@ -48,6 +48,7 @@ export function boardView(root: Element): () => void {
   const status = h('span', { class: 'live', 'data-state': 'connecting' }, 'Connecting…');
   const failure = h('p', { class: 'error', role: 'alert', hidden: true });
   const columns = h('div', { class: 'board' });
+  const notice = h('p', { class: 'hint' });
 
   const draw = () => {
     render(
@@ -76,7 +77,7 @@ export function boardView(root: Element): () => void {
     else if (order.status === 'preparing') actions.append(step('ready'));
     return h(
       'article',
-      { class: `order${fresh.has(order.id) ? ' fresh' : ''}`, 'data-order-id': order.id, 'data-status': order.status },
+      { class: `order${fresh.has(order.id) && order.status === 'pending_acceptance' ? ' fresh' : ''}`, 'data-order-id': order.id, 'data-status': order.status },
       h('header', {}, h('strong', {}, `#${order.id}`), ' ', h('span', { class: 'status' }, label(order.status)), h('time', {}, time(order.createdAt))),
       h('p', { class: 'store' }, order.store.name),
       h('ul', { class: 'items' }, ...order.items.map((i) => h('li', {}, `${i.quantity} × ${i.productName}`))),
@@ -147,6 +148,10 @@ export function boardView(root: Element): () => void {
     status.textContent = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', ended: 'Not live' }[state];
     // Whatever happened while the socket was being (re)opened is read again.
     if (state === 'live') void reload();
+    // The stream of a user who owns no store has nothing to follow and ends at once.
+    if (state === 'ended' && orders.length === 0) {
+      render(notice, 'You own no store, so no orders come here. Your own orders are under ', h('a', { href: '/dashboard/orders', 'data-link': true }, 'My orders'), '.');
+    }
   };
 
   render(
@@ -154,6 +159,7 @@ export function boardView(root: Element): () => void {
     h('div', { class: 'title' }, h('h1', {}, 'Store orders'), status),
     h('p', { class: 'hint' }, 'Orders of the stores you own, newest first. New orders appear here as they are placed.'),
     failure,
+    notice,
     columns,
   );
   void reload();
