@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
-import { passCooldown } from './helpers/auth';
+import { passCooldown, uniquePhone } from './helpers/auth';
 import { browserAvailable, launchBrowser, skippedBecause, watchPage } from './helpers/browser';
 import { Factory, northOf } from './helpers/factories';
 import { onlineDriver, OrderWorld, orderWorld, placeOrder } from './helpers/orders';
@@ -183,6 +183,28 @@ const watched: { name: string; problems: string[] }[] = [];
     await alert.waitFor();
     expect(await alert.textContent()).toBe('The order cannot be moved to accepted from its current status. The order is cancelled; this needs it to be pending_acceptance.');
     expect(await owner.locator(`article.order[data-order-id="${id}"]`).getAttribute('data-status')).toBe('cancelled');
+  }, 60_000);
+
+  it('a new number signs up from the sign-in form: code, then name, then signed in', async () => {
+    const phone = uniquePhone();
+    const page = await newPage('sign-up');
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByLabel('Phone number').fill(phone);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('Code').fill('000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // A wrong code: the API's refusal is shown and the form stays.
+    await page.getByRole('alert').filter({ hasText: /invalid/i }).waitFor();
+    await page.getByLabel('Code').fill(server.whatsapp.lastCodeFor(phone));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('First name').fill('Yasmine');
+    await page.getByLabel('Last name').fill('Benali');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Yasmine Benali').waitFor();
+    // The session survives a reload, and signing out ends it.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Phone number').waitFor();
   }, 60_000);
 
   it('/docs renders the REST reference from /openapi.json and "Try it" calls the service with the bearer token', async () => {

@@ -79,6 +79,10 @@ describe('GET /graphql', () => {
       expect(res.headers.get('content-type')).not.toMatch(/text\/html/);
       expect(await res.text()).not.toMatch(/<html|graphiql|<script/i);
       expect((await off.http.graphql('{ __typename }')).body).toEqual({ data: { __typename: 'Query' } });
+      // Nor by the built file's own name.
+      for (const file of ['/web/graphiql/index.html', '/web/graphiql/index.htm', '/web/GRAPHIQL/INDEX.HTML', '/web/graphiql/']) {
+        expect([file, (await page(`${off.url}${file}`)).status]).toEqual([file, 404]);
+      }
     } finally {
       await off.close();
     }

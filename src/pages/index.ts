@@ -19,6 +19,9 @@ export function pagesRouter({ graphiql, webDir = WEB_BUILD_DIR }: PagesOptions):
   const router = Router();
   router.use(docsRouter());
 
+  // The HTML pages are served only by their routes below, so that a page turned off
+  // (GraphiQL in production) cannot be opened by its file name either.
+  router.use('/web', (req, _res, next) => next(/\.html?$/i.test(req.path) ? 'router' : undefined));
   // Hashed file names: cached for a year. The HTML pages themselves are never cached.
   router.use(
     '/web',
