@@ -1,12 +1,22 @@
 /**
- * Rate limits shared by every instance: counters live in PostgreSQL (the `rate_limits` table,
- * rate-limiter-flexible's PostgreSQL store over the ORM's pool), so a limit holds whichever
- * instance a request reaches. Each rule counts per customer and per client IP.
+ * Rate limits shared by every instance: fixed-window counters in PostgreSQL (`rate_limits`),
+ * each counted by one atomic upsert on the database's clock, so a limit holds whichever
+ * instance a request reaches and whatever the instances' clocks say. Each rule counts per
+ * customer and per client IP.
+ *
+ * (rate-limiter-flexible's PostgreSQL store was tried first: it names its prepared statements,
+ * and the embedded database serves every pooled connection from one session, where the second
+ * connection to prepare the same name fails. The soak found it.)
  */
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { rateLimited } from './common/errors';
 import { Config } from './config';
 import type { Orm } from './db/orm';
+
+export interface Caller {
+  userId: number;
+  ip: string;
+}
 
 export interface RateLimit {
   /** Counts one attempt for the caller; 429 (with Retry-After) past either budget. */
@@ -17,11 +27,6 @@ export interface RateLimit {
   penalize(who: Caller): Promise<void>;
 }
 
-export interface Caller {
-  userId: number;
-  ip: string;
-}
-
 export interface RateLimits {
   /** Order placements (checkout). */
   orders: RateLimit;
@@ -29,56 +34,69 @@ export interface RateLimits {
   promoFailures: RateLimit;
 }
 
+const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** Adds one to the key's window (a new window when the last one ended): the count and the ms left. */
+async function count(em: EntityManager, key: string, windowMs: number): Promise<{ points: number; msLeft: number }> {
+  const [row] = await em.execute<{ points: number; ms_left: string }[]>(
+    `insert into rate_limits (key, points, expire) values (?, 1, ${NOW_MS} + ?)
+     on conflict (key) do update set
+       points = case when rate_limits.expire <= ${NOW_MS} then 1 else rate_limits.points + 1 end,
+       expire = case when rate_limits.expire <= ${NOW_MS} then excluded.expire else rate_limits.expire end
+     returning points, greatest(0, expire - ${NOW_MS}) as ms_left`,
+    [key, windowMs],
+  );
+  return { points: row.points, msLeft: Number(row.ms_left) };
+}
+
+async function current(em: EntityManager, key: string): Promise<{ points: number; msLeft: number } | undefined> {
+  const [row] = await em.execute<{ points: number; ms_left: string }[]>(
+    `select points, expire - ${NOW_MS} as ms_left from rate_limits where key = ? and expire > ${NOW_MS}`,
+    [key],
+  );
+  return row && { points: row.points, msLeft: Number(row.ms_left) };
+}
+
+interface Budget {
+  prefix: string;
+  points: number;
+  windowSeconds: number;
+}
+
 export function createRateLimits(orm: Orm, config: Config['rateLimits']): RateLimits {
-  const knex = orm.em.getConnection().getKnex();
-  const limiter = (keyPrefix: string, points: number, duration: number) =>
-    new RateLimiterPostgres({
-      storeClient: knex,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true, // by the migrations
-      clearExpiredByTimeout: false, // purged hourly with the other short-lived rows
-      keyPrefix,
-      points,
-      duration,
-    });
-  const rule = (perCustomer: RateLimiterPostgres, perIp: RateLimiterPostgres, message: string): RateLimit => {
-    const keys = (who: Caller) => [
-      [perCustomer, `user:${who.userId}`],
-      [perIp, `ip:${who.ip}`],
-    ] as const;
-    const refuse = (res: RateLimiterRes) => rateLimited(message, Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+  const rule = (perCustomer: Budget, perIp: Budget, message: string): RateLimit => {
+    const budgets = (who: Caller) => [
+      { ...perCustomer, key: `${perCustomer.prefix}:user:${who.userId}` },
+      { ...perIp, key: `${perIp.prefix}:ip:${who.ip}` },
+    ];
+    const refuse = (msLeft: number) => rateLimited(message, Math.max(1, Math.ceil(msLeft / 1000)));
     return {
       async consume(who) {
-        for (const [limit, key] of keys(who)) {
-          try {
-            await limit.consume(key);
-          } catch (error) {
-            if (error instanceof RateLimiterRes) throw refuse(error);
-            throw error;
-          }
+        for (const budget of budgets(who)) {
+          const { points, msLeft } = await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
+          if (points > budget.points) throw refuse(msLeft);
         }
       },
       async check(who) {
-        for (const [limit, key] of keys(who)) {
-          const res = await limit.get(key);
-          if (res && res.consumedPoints >= limit.points) throw refuse(res);
+        for (const budget of budgets(who)) {
+          const used = await current(orm.em.fork(), budget.key);
+          if (used && used.points >= budget.points) throw refuse(used.msLeft);
         }
       },
       async penalize(who) {
-        for (const [limit, key] of keys(who)) await limit.penalty(key);
+        for (const budget of budgets(who)) await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
       },
     };
   };
   return {
     orders: rule(
-      limiter('orders:customer', config.ordersPerCustomerPerMinute, 60),
-      limiter('orders:ip', config.ordersPerIpPerMinute, 60),
+      { prefix: 'orders', points: config.ordersPerCustomerPerMinute, windowSeconds: 60 },
+      { prefix: 'orders', points: config.ordersPerIpPerMinute, windowSeconds: 60 },
       'Too many orders placed. Please wait a moment.',
     ),
     promoFailures: rule(
-      limiter('promo:customer', config.promoFailuresPerCustomerPerHour, 3600),
-      limiter('promo:ip', config.promoFailuresPerIpPerHour, 3600),
+      { prefix: 'promo', points: config.promoFailuresPerCustomerPerHour, windowSeconds: 3600 },
+      { prefix: 'promo', points: config.promoFailuresPerIpPerHour, windowSeconds: 3600 },
       'Too many promo codes tried. Try again later.',
     ),
   };
