@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/orm';
-import { DEFAULT_SEED, DEMO_CITY_STORES, isDatabaseEmpty, MAX_STORES, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
+import { DEFAULT_SEED, DEMO_CITY_STORES, isDatabaseEmpty, MAX_STORES, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 
 function wholeNumber(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -62,6 +62,7 @@ async function main() {
       if (values.reset) await resetCatalog(tx);
       return seedDemoCity(tx, { stores, seed, onProgress: progressBar(started) });
     });
+    await refreshAfterBulkLoad(em);
     if (values.reset) console.error('Replaced every store with its catalogue, offers, ads and orders (users were kept).');
     const seconds = (Date.now() - started) / 1000;
     const { demoAccounts, seed: usedSeed, ...counts } = summary;

@@ -5,7 +5,7 @@
 import { Config } from '../../config';
 import { Logger } from '../../common/logger';
 import { Orm } from '../orm';
-import { CatalogNotEmptyError, DEMO_CITY_STORES, isDatabaseEmpty, seedDemoCity } from './demo-city';
+import { CatalogNotEmptyError, DEMO_CITY_STORES, isDatabaseEmpty, refreshAfterBulkLoad, seedDemoCity } from './demo-city';
 
 export async function seedDemoCityOnFirstStart(orm: Orm, config: Config, logger: Logger): Promise<void> {
   if (config.env !== 'development') return;
@@ -19,6 +19,7 @@ export async function seedDemoCityOnFirstStart(orm: Orm, config: Config, logger:
     if (error instanceof CatalogNotEmptyError) return; // another instance loaded it meanwhile
     throw error;
   }
+  await refreshAfterBulkLoad(em);
   const { stores, products, offers, ads } = summary;
   logger.info({ stores, products, offers, ads, ms: Date.now() - started }, 'the database was empty: loaded the demo city');
   for (const account of summary.demoAccounts) {

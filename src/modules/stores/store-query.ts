@@ -39,9 +39,15 @@ const ORDER_BY: Record<StoreSort, string> = {
 
 /**
  * The SQL `where` of active stores matching the filter, with its parameters in the order of
- * its placeholders, and the distance expression with its own. Every value is bound.
+ * its placeholders, and the distance expression with its own. Every value is bound. With a
+ * point, the stores in the earth_box of the largest radius come from the position index
+ * (covering: counts and rankings never read the wide store rows); the exact distance checks
+ * follow. `box: false` leaves the box out: a nearest-first walk of that index needs none.
  */
-export function storeConditions(filter: StoreFilter): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
+export function storeConditions(
+  filter: StoreFilter,
+  { box = true }: { box?: boolean } = {},
+): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
   const conditions = ['s.is_active'];
   const params: unknown[] = [];
   let distance = 'null::float8';
@@ -52,8 +58,10 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
     distance = `earth_distance(s.earth, ${here})`;
     distanceParams = point;
     const boxKm = Math.min(filter.radiusKm ?? MAX_DELIVERY_RADIUS_KM, MAX_DELIVERY_RADIUS_KM);
-    conditions.push(`earth_box(${here}, ?) @> s.earth`);
-    params.push(...point, boxKm * 1000);
+    if (box) {
+      conditions.push(`earth_box(${here}, ?) @> s.earth`);
+      params.push(...point, boxKm * 1000);
+    }
     conditions.push(`${distance} <= s.delivery_radius_km * 1000`);
     params.push(...point);
     if (filter.radiusKm !== undefined) {
@@ -78,12 +86,25 @@ export function storeConditions(filter: StoreFilter): { where: string; params: u
   return { where: conditions.join(' and '), params, distance, distanceParams };
 }
 
+/**
+ * A page of the stores matching the filter, in the sort's order (ties: nearer, then lower id),
+ * and how many match (exact). Sorted by distance, the total is counted from the covering
+ * position index and the page is a nearest-first walk of that index (KNN) that stops after
+ * offset + limit matches, used whenever the total shows that many exist (so the walk never
+ * runs to the end of the city). Otherwise, and for the other sorts, one index-only scan ranks
+ * the matching stores and counts them. docs/decisions.md "City scale".
+ */
 export async function findStores(
   em: EntityManager,
   filter: StoreFilter,
   sort: StoreSort,
   page: { limit: number; offset: number },
 ): Promise<{ stores: Store[]; total: number }> {
+  if (filter.point && sort === 'distance') {
+    const total = await countStores(em, filter);
+    if (total <= page.offset) return { stores: [], total };
+    if (total >= page.offset + page.limit) return { stores: await loadInOrder(em, await nearestFirst(em, filter, page)), total };
+  }
   const { where, params, distance, distanceParams } = storeConditions(filter);
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
   // One scan answers the page and the total (a second scan would cost as much again).
@@ -97,6 +118,25 @@ export async function findStores(
   );
   const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter) : 0;
   return { stores: await loadInOrder(em, rows), total };
+}
+
+/**
+ * The page of the nearest matching stores, walking the position index nearest first and
+ * stopping after offset + limit matches; only called when that many exist. `<->` orders by
+ * chord length, which earth_distance grows with; WITH TIES keeps every store as near as the
+ * last one, so re-sorting by (distance, id) gives the full sort's page (PostgreSQL cannot add
+ * the id tie-break to an index's KNN order).
+ */
+async function nearestFirst(em: EntityManager, filter: StoreFilter, page: { limit: number; offset: number }) {
+  const { where, params, distance, distanceParams } = storeConditions(filter, { box: false });
+  const point = [filter.point!.lat, filter.point!.lng];
+  return em.execute<{ id: number; distance_m: number }[]>(
+    `select id, distance_m from (
+       select s.id, ${distance} as distance_m from stores s where ${where}
+       order by s.earth <-> ll_to_earth(?, ?) fetch first ? rows with ties) k
+     order by distance_m, id limit ? offset ?`,
+    [...distanceParams, ...params, ...point, page.offset + page.limit, page.limit, page.offset],
+  );
 }
 
 /** How many active stores match (the `meta.total` of a page). */

@@ -1,0 +1,142 @@
+/**
+ * Nearby's bounded queries (KNN walk, index-only count; src/modules/stores/store-query.ts)
+ * answer exactly what the straightforward query answers: the whole matching set counted and
+ * sorted. Both run on a seeded city, for every sort, the filters alone and combined, pages
+ * from the first to past the last, at the centre, at seeded random points and at sea.
+ */
+import 'reflect-metadata';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Database } from '../src/db/orm';
+import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
+import { Random } from '../src/db/seed/random';
+import { localTimesAt } from '../src/modules/stores/local-time';
+import { findStores, STORE_SORTS, StoreFilter, StoreSort } from '../src/modules/stores/store-query';
+import { activeWindowSql } from '../src/common/active-window';
+import { openTestDatabase } from './helpers/database';
+
+const STORES = 1000;
+const NOW = new Date('2026-03-04T12:00:00Z');
+let db: Database;
+const em = (): EntityManager => db.orm.em.fork();
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  await seedDemoCity(em(), { stores: STORES, seed: 11, now: NOW });
+  await refreshAfterBulkLoad(em());
+}, 180_000);
+
+afterAll(async () => {
+  await db?.close();
+});
+
+/** Today's query before the change, verbatim in spirit: every match counted and sorted, no index tricks. */
+async function reference(filter: StoreFilter, sort: StoreSort, limit: number, offset: number) {
+  const here = `ll_to_earth(${filter.point!.lat}, ${filter.point!.lng})`;
+  const distance = `earth_distance(ll_to_earth(s.latitude, s.longitude), ${here})`;
+  const conditions = ['s.is_active', `${distance} <= s.delivery_radius_km * 1000`];
+  const params: unknown[] = [];
+  if (filter.radiusKm !== undefined) conditions.push(`${distance} <= ${filter.radiusKm * 1000}`);
+  if (filter.minRating !== undefined) (conditions.push('s.rating >= ?'), params.push(filter.minRating));
+  if (filter.categoryId !== undefined) (conditions.push('s.category_id = ?'), params.push(filter.categoryId));
+  if (filter.freeDelivery) conditions.push('s.free_delivery');
+  if (filter.openAt !== undefined) (conditions.push('store_is_open(s.id, ?::jsonb)'), params.push(filter.openAt));
+  if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
+  const order: Record<StoreSort, string> = {
+    distance: 'distance_m asc',
+    rating: 's.rating desc, s.rating_count desc',
+    delivery_fee: '(case when s.free_delivery then 0 else s.delivery_price_cents end) asc',
+    delivery_time: 's.delivery_time asc',
+    popularity: 's.order_count desc, s.rating desc',
+  };
+  const rows = await em().execute<{ id: number; distance_m: number }[]>(
+    `select s.id, ${distance} as distance_m from stores s where ${conditions.join(' and ')}
+     order by ${order[sort]}, distance_m asc, s.id asc limit ? offset ?`,
+    [...params, limit, offset],
+  );
+  const [{ n }] = await em().execute<{ n: string }[]>(`select count(*) as n from stores s where ${conditions.join(' and ')}`, params);
+  return { ids: rows.map((r) => r.id), km: rows.map((r) => Math.round(r.distance_m / 10) / 100), total: Number(n) };
+}
+
+async function filters(): Promise<[string, Omit<StoreFilter, 'point'>][]> {
+  const [{ id: categoryId }] = await em().execute<{ id: number }[]>(
+    `select category_id as id from stores where category_id is not null group by 1 order by count(*) desc limit 1 offset 2`,
+  );
+  const openAt = await localTimesAt(em(), NOW);
+  const night = await localTimesAt(em(), new Date('2026-03-04T03:30:00Z'));
+  return [
+    ['no filter', {}],
+    ['radius 2', { radiusKm: 2 }],
+    ['radius 7', { radiusKm: 7 }],
+    ['min_rating 4.5', { minRating: 4.5 }],
+    ['free_delivery', { freeDelivery: true }],
+    ['is_open at noon', { openAt }],
+    ['is_open at night', { openAt: night }],
+    ['has_offer', { hasOffer: true }],
+    ['category', { categoryId }],
+    ['category + min_rating + free_delivery', { categoryId, minRating: 4, freeDelivery: true }],
+    ['has_offer + is_open + radius 5', { hasOffer: true, openAt, radiusKm: 5 }],
+  ];
+}
+
+function points() {
+  const rnd = new Random(2026);
+  const list = [{ name: 'centre', point: CASABLANCA }];
+  for (let k = 0; k < 4; k++) {
+    const point = { lat: CASABLANCA.lat + (rnd.next() - 0.5) * 0.4, lng: CASABLANCA.lng + (rnd.next() - 0.5) * 0.4 };
+    list.push({ name: `random ${point.lat.toFixed(4)},${point.lng.toFixed(4)}`, point });
+  }
+  list.push({ name: 'at sea, no store', point: { lat: 34.2, lng: -8.6 } });
+  return list;
+}
+
+describe('nearby at city scale answers like the full sort', () => {
+  it('has a city to compare on', async () => {
+    const [{ n }] = await em().execute<{ n: string }[]>('select count(*) as n from stores where is_active');
+    expect(Number(n)).toBeGreaterThan(STORES * 0.9);
+  });
+
+  it('gives the same stores, order, distances and total for every sort, filter, point and page', async () => {
+    const compared: string[] = [];
+    for (const { name: where, point } of points()) {
+      for (const [name, rest] of await filters()) {
+        const filter: StoreFilter = { point, ...rest };
+        for (const sort of [...STORE_SORTS]) {
+          const first = await reference(filter, sort, 15, 0);
+          const lastPage = Math.max(1, Math.ceil(first.total / 15));
+          const pages = [...new Set([1, 2, lastPage, lastPage + 1])];
+          for (const page of pages) {
+            for (const perPage of page === 1 ? [15, 50] : [15]) {
+              const expected = await reference(filter, sort, perPage, (page - 1) * perPage);
+              const got = await findStores(em(), filter, sort, { limit: perPage, offset: (page - 1) * perPage });
+              const label = `${where} / ${name} / ${sort} / page ${page} of ${perPage}`;
+              expect({ label, ids: got.stores.map((s) => s.id), km: got.stores.map((s) => s.distanceKm), total: got.total }).toEqual({
+                label,
+                ...expected,
+              });
+              compared.push(label);
+            }
+          }
+        }
+      }
+    }
+    // Non-trivial: some answers were long lists, some were empty.
+    expect(compared.length).toBeGreaterThan(400);
+  }, 600_000);
+
+  it('walks the position index nearest first and counts from it without reading store rows', async () => {
+    const plan = async (sql: string) =>
+      (await em().execute<{ 'QUERY PLAN': string }[]>(`explain (analyze, costs off, timing off) ${sql}`)).map((r) => r['QUERY PLAN']).join('\n');
+    const here = `ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng})`;
+    const knn = await plan(
+      `select s.id from stores s where s.is_active and earth_distance(s.earth, ${here}) <= s.delivery_radius_km * 1000
+       order by s.earth <-> ${here} fetch first 15 rows with ties`,
+    );
+    expect(knn).toMatch(/Index (Only )?Scan using stores_earth_index[\s\S]*Order By: \(earth <->/);
+    expect(knn).not.toMatch(/Sort/);
+    const count = await plan(
+      `select count(*) from stores s where s.is_active and earth_box(${here}, 50000) @> s.earth and earth_distance(s.earth, ${here}) <= s.delivery_radius_km * 1000`,
+    );
+    expect(count).toMatch(/Index Only Scan using stores_earth_index/);
+    expect(count).toMatch(/Heap Fetches: 0/);
+  });
+});
