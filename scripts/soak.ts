@@ -24,6 +24,9 @@ const CENTRE = { lat: 33.5731, lng: -7.5898 };
 const DEMO_CUSTOMER = '+15550000001';
 const DEMO_CODE = '123456';
 
+type Data<T> = { data: T };
+type Catalog = { menus: { categories: { products: { id: number; options: { is_required: boolean; min_select: number }[] }[] }[] }[] };
+
 interface Minute {
   requests: number;
   errors5xx: number;
@@ -68,7 +71,7 @@ async function startService(env: Record<string, string | undefined>): Promise<{ 
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error('the service did not start in 120 s')), 120_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       const match = /listening on http:\/\/localhost:(\d+)/.exec(buffer);
       if (match) {
@@ -79,7 +82,7 @@ async function startService(env: Record<string, string | undefined>): Promise<{ 
     child.once('exit', (code) => reject(new Error(`the service exited with ${code} before listening`)));
   });
   // Keep draining its log so the pipe never blocks it.
-  child.stdout!.resume();
+  child.stdout.resume();
   return { child, port };
 }
 
@@ -94,7 +97,7 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
   });
   const base = `http://127.0.0.1:${port}`;
   let minute = newMinute();
-  const call = async (method: string, url: string, body?: unknown, token?: string): Promise<any> => {
+  const call = async <T = unknown>(method: string, url: string, body?: unknown, token?: string): Promise<T> => {
     const started = performance.now();
     const res = await fetch(base + url, {
       method,
@@ -108,23 +111,29 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
       minute.errors5xx += 1;
       console.log(`  5xx ${res.status} ${method} ${url}: ${text.slice(0, 200)}`);
     } else if (res.status >= 400) minute.errors4xx += 1;
-    return text ? JSON.parse(text) : undefined;
+    return (text ? JSON.parse(text) : undefined) as T;
   };
 
   // Set-up: the demo customer, an open store with a product that needs no choice, an address there.
   await call('POST', '/v1/auth/customer/send-otp', { phone_number: DEMO_CUSTOMER });
-  const token: string = (await call('POST', '/v1/auth/customer/verify-otp', { phone_number: DEMO_CUSTOMER, verification_code: DEMO_CODE })).data.access_token;
-  const nearby = await call('GET', `/api/v1/stores/nearby?lat=${CENTRE.lat}&lng=${CENTRE.lng}&is_open=1&per_page=50`);
-  const candidates: { id: number }[] = nearby.data?.stores ?? nearby.data;
+  const token = (await call<Data<{ access_token: string }>>('POST', '/v1/auth/customer/verify-otp', { phone_number: DEMO_CUSTOMER, verification_code: DEMO_CODE })).data
+    .access_token;
+  const nearby = await call<Data<{ stores: { id: number }[] } | { id: number }[]>>('GET', `/api/v1/stores/nearby?lat=${CENTRE.lat}&lng=${CENTRE.lng}&is_open=1&per_page=50`);
+  const candidates = Array.isArray(nearby.data) ? nearby.data : nearby.data.stores;
   let order: { storeId: number; productId: number; addressId: number } | undefined;
   for (const candidate of candidates) {
-    const catalog = (await call('GET', `/api/v1/store/stores/${candidate.id}/catalog`)).data;
+    const catalog = (await call<Data<Catalog>>('GET', `/api/v1/store/stores/${candidate.id}/catalog`)).data;
     const product = catalog.menus
-      .flatMap((m: any) => m.categories.flatMap((c: any) => c.products))
-      .find((p: any) => !p.options.some((o: any) => o.is_required || o.min_select > 0));
+      .flatMap((m) => m.categories.flatMap((c) => c.products))
+      .find((p) => !p.options.some((o) => o.is_required || o.min_select > 0));
     if (!product) continue;
-    const store = (await call('GET', `/api/v1/store/stores/${candidate.id}`)).data;
-    const address = await call('POST', '/api/v1/customer/addresses', { label: 'Soak', line1: '1 Rue du Test', city: 'Casablanca', latitude: store.latitude, longitude: store.longitude }, token);
+    const store = (await call<Data<{ latitude: number; longitude: number }>>('GET', `/api/v1/store/stores/${candidate.id}`)).data;
+    const address = await call<Data<{ id: number }>>(
+      'POST',
+      '/api/v1/customer/addresses',
+      { label: 'Soak', line1: '1 Rue du Test', city: 'Casablanca', latitude: store.latitude, longitude: store.longitude },
+      token,
+    );
     order = { storeId: candidate.id, productId: product.id, addressId: address.data.id };
     break;
   }
@@ -151,7 +160,7 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
     () => call('GET', '/api/v1/customer/orders', undefined, token),
     // A checkout followed live over the websocket until the customer cancels it.
     async () => {
-      const placed = await call('POST', '/api/v1/customer/orders', { store_id: order!.storeId, address_id: order!.addressId, items: [{ product_id: order!.productId, quantity: 1 }] }, token);
+      const placed = await call<Data<{ order_id: number }> | undefined>('POST', '/api/v1/customer/orders', { store_id: order.storeId, address_id: order.addressId, items: [{ product_id: order.productId, quantity: 1 }] }, token);
       const id = placed?.data?.order_id;
       if (!id) return;
       const ended = new Promise<void>((resolve) => {
@@ -212,7 +221,7 @@ async function main() {
   const concurrency = Number(values.concurrency);
   const runs: [string, () => Promise<Record<string, string | undefined>>][] = [];
   if (values.database !== 'postgresql') {
-    runs.push(['embedded database', async () => ({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'soak-')) })]);
+    runs.push(['embedded database', () => Promise.resolve({ DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'soak-')) })]);
   }
   if (values.database !== 'embedded') {
     if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the PostgreSQL run is skipped.');

@@ -277,7 +277,7 @@ function origins(raw: string | undefined, problems: string[]): string[] {
   if (!raw) return [];
   const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
   for (const origin of list) {
-    let ok = false;
+    let ok: boolean;
     try {
       const parsed = new URL(origin);
       ok = ['http:', 'https:'].includes(parsed.protocol) && parsed.origin === origin;

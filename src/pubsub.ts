@@ -5,7 +5,7 @@
  * Channels on Redis carry a prefix (REDIS_PREFIX, by default the database name) so that two
  * deployments or test runs sharing one Redis never receive each other's `order:1`.
  */
-import { createPubSub, PubSub } from '@graphql-yoga/subscription';
+import { createPubSub, PubSub, PubSubEventTarget } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import Redis from 'ioredis';
 import type { Logger } from './common/logger';
@@ -16,9 +16,13 @@ export type AppPubSub = PubSub<Record<string, [unknown]>>;
 /** A logged-out token: every instance closes the sockets that authenticated with it. */
 export type TokenEvents = PubSub<{ revoked: [{ jti: string }] }>;
 
+type Target = PubSubEventTarget<Record<string, [unknown]>>;
+
 export interface PubSubHandle {
   pubSub: AppPubSub;
   tokenEvents: TokenEvents;
+  /** Live subscribers of a topic on this instance (a subscription is set up once counted). */
+  listeners(topic: string): number;
   /** Whether the bus answers now (always true in process); /readyz reports it. */
   ping(): Promise<boolean>;
   /** Whether both connections are up, without a round trip (streams poll the database when not). */
@@ -26,15 +30,47 @@ export interface PubSubHandle {
   close(): Promise<void>;
 }
 
+/** Counts the listeners the pubsub adds and removes per topic, around any event target. */
+function counting(target: Target): { target: Target; listeners: (topic: string) => number } {
+  const counts = new Map<string, number>();
+  const add = (topic: string, by: number) => counts.set(topic, (counts.get(topic) ?? 0) + by);
+  const counted: Target = {
+    addEventListener: (topic, listener, options) => {
+      add(topic, 1);
+      target.addEventListener(topic, listener, options);
+    },
+    removeEventListener: (topic, listener, options) => {
+      add(topic, -1);
+      target.removeEventListener(topic, listener, options);
+    },
+    dispatchEvent: (event) => target.dispatchEvent(event),
+  };
+  return { target: counted, listeners: (topic) => counts.get(topic) ?? 0 };
+}
+
+/** Logouts travel on the same target as order events, under their own topic. */
+const tokenEvents = (target: Target): TokenEvents => createPubSub<{ revoked: [{ jti: string }] }>({ eventTarget: target as unknown as PubSubEventTarget<{ revoked: [{ jti: string }] }> });
+
+/** The same event target with every channel name prefixed (listeners see the bare name). */
+function prefixed(target: Target, prefix: string): Target {
+  if (!prefix) return target;
+  return {
+    addEventListener: (topic, listener, options) => target.addEventListener(prefix + topic, listener, options),
+    removeEventListener: (topic, listener, options) => target.removeEventListener(prefix + topic, listener, options),
+    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent<unknown>).detail })),
+  };
+}
+
 export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = ''): PubSubHandle {
   if (!redisUrl) {
-    const eventTarget = new EventTarget();
+    const { target, listeners } = counting(new EventTarget() as Target);
     return {
-      pubSub: createPubSub({ eventTarget }),
-      tokenEvents: createPubSub({ eventTarget }),
-      ping: async () => true,
+      pubSub: createPubSub({ eventTarget: target }),
+      tokenEvents: tokenEvents(target),
+      listeners,
+      ping: () => Promise.resolve(true),
       healthy: () => true,
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
   }
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
@@ -53,10 +89,11 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
   guard(publishClient, 'publish');
   guard(subscribeClient, 'subscribe');
   guard(subscribeClient, 'unsubscribe');
-  const eventTarget = prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix);
+  const { target, listeners } = counting(prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix));
   return {
-    pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget }),
-    tokenEvents: createPubSub({ eventTarget }),
+    pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget: target }),
+    tokenEvents: tokenEvents(target),
+    listeners,
     healthy: () => publishClient.status === 'ready' && subscribeClient.status === 'ready',
     // While connecting, the command waits in ioredis's queue; /readyz bounds the wait.
     async ping() {
@@ -67,19 +104,7 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
     },
     async close() {
       // quit() lets queued commands finish; a client that never connected is just dropped.
-      await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect())));
+      await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
     },
-  };
-}
-
-type Target = ReturnType<typeof createRedisEventTarget>;
-
-/** The same event target with every channel name prefixed (listeners see the bare name). */
-function prefixed(target: Target, prefix: string): Target {
-  if (!prefix) return target;
-  return {
-    addEventListener: (topic, listener) => target.addEventListener(prefix + topic, listener),
-    removeEventListener: (topic, listener) => target.removeEventListener(prefix + topic, listener),
-    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent).detail })),
   };
 }

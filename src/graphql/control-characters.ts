@@ -8,6 +8,7 @@
 import type { MiddlewareFn } from 'type-graphql';
 import { FieldErrors, validationFailed } from '../common/errors';
 
+// eslint-disable-next-line no-control-regex -- finding control characters is this rule's purpose
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /** Field paths follow the validation errors' convention: an input object's own fields, else the argument. */
