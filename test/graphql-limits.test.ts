@@ -6,7 +6,7 @@
 import { buildAppSchema } from '../src/graphql/schema';
 import { LIMITS } from '../src/graphql/limits';
 import { compileRoutes } from '../src/rest/adapter';
-import { restRoutes } from '../src/rest/routes';
+import { restRoutes } from '../src/routes';
 import { registerCustomer } from './helpers/auth';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';

@@ -1,24 +1,9 @@
-/**
- * One classification of every error, shared by /graphql, REST and websockets: AppError as is,
- * argument validation as VALIDATION with dotted field paths, anything else INTERNAL (logged,
- * and masked outside development).
- */
+/** GraphQL's rendering of the one error classification (common/classify-error.ts). */
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
-import { ArgumentValidationError } from 'type-graphql';
-import { AppError } from '../common/errors';
-import { flattenValidationErrors } from '../common/validation';
-import { databaseFault } from '../db/faults';
-import { tokenLimitError, withoutSuggestions } from './limits';
+import { toAppError } from '../common/classify-error';
 
-export function toAppError(error: unknown): AppError | undefined {
-  if (error instanceof AppError) return error;
-  if (error instanceof ArgumentValidationError) {
-    const fields = flattenValidationErrors(error.extensions.validationErrors);
-    return new AppError('VALIDATION', 'The given data was invalid.', { fields });
-  }
-  if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
-  return databaseFault(error);
-}
+export { toAppError };
+import { tokenLimitError, withoutSuggestions } from './limits';
 
 export interface FormatOptions {
   /** Internal errors keep their message (and Apollo its trace). */

@@ -3,7 +3,7 @@
  * wait cancelled by its timeout, no pooled connection free in time, a transaction ended by the
  * idle timeout, the server unreachable. They answer 503 `{message}` with Retry-After.
  */
-import { AppError } from '../common/errors';
+import { AppError } from './errors';
 
 /** SQLSTATEs: query_canceled (statement_timeout), lock_not_available (lock_timeout), idle-in-transaction timeout. */
 const BUSY_STATES = new Set(['57014', '55P03', '25P03']);
