@@ -29,6 +29,8 @@ import { createServices, Services } from './services';
 export interface App {
   httpServer: http.Server;
   services: Services;
+  /** Live subscribers of a pubsub topic on this instance: a subscription is set up once counted. */
+  listeners(topic: string): number;
   /** Stops accepting, drains HTTP requests and websockets. The database is the caller's. */
   close(): Promise<void>;
 }
@@ -105,13 +107,13 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      { serverWillStart: async () => ({ drainServer: () => websocket.dispose() }) },
+      { serverWillStart: () => Promise.resolve({ drainServer: () => websocket.dispose() }) },
       // Apollo's landing page loads from a CDN; GraphiQL (src/pages) is served from here instead.
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
   await apollo.start();
-  app.use('/graphql', expressMiddleware(apollo, { context: async ({ res }) => res.locals.ctx as Context }));
+  app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context }));
 
@@ -131,6 +133,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   return {
     httpServer,
     services,
+    listeners: (topic) => events.listeners(topic),
     async close() {
       await apollo.stop();
       await events.close();

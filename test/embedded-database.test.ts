@@ -47,10 +47,9 @@ describeEmbedded('startEmbeddedDatabase', () => {
   it('creates the data directory with its parents, serves PostgreSQL on a loopback port and stops', async () => {
     const dataDir = path.join(tmp, 'nested', 'pg');
     const embedded = await startEmbeddedDatabase(dataDir);
-    let port = 0;
+    const port = Number(new URL(embedded.url).port);
     try {
       expect(embedded.url).toMatch(/^postgresql:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
-      port = Number(new URL(embedded.url).port);
       expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
       const orm = await MikroORM.init<PostgreSqlDriver>({
         driver: PostgreSqlDriver,

@@ -23,6 +23,7 @@ describe('createLogger', () => {
     logger.warn({ err: new Error('boom') }, 'readiness check failed');
     await settle();
     const lines = out.text().trimEnd().split('\n');
+    // eslint-disable-next-line no-control-regex -- the escape character is what is looked for
     expect(out.text()).toMatch(/\x1b\[/); // coloured
     expect(plain(lines[0])).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/v1\/stores\/nearby 200 12\.3ms \{"requestId":"req-1"\}$/);
     expect(plain(lines[1])).toMatch(/INFO: listening \{"port":3000\}$/);

@@ -44,13 +44,13 @@ function start(env: Record<string, string | undefined>): Running {
     waiters = [];
     current.forEach((w) => w());
   };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     const parts = (partial + chunk).split('\n');
     partial = parts.pop()!;
     lines.push(...parts.filter((line) => line.trim() !== ''));
     wake();
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => {

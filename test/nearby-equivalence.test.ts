@@ -36,10 +36,19 @@ async function reference(filter: StoreFilter, sort: StoreSort, limit: number, of
   const conditions = ['s.is_active', `${distance} <= s.delivery_radius_km * 1000`];
   const params: unknown[] = [];
   if (filter.radiusKm !== undefined) conditions.push(`${distance} <= ${filter.radiusKm * 1000}`);
-  if (filter.minRating !== undefined) (conditions.push('s.rating >= ?'), params.push(filter.minRating));
-  if (filter.categoryId !== undefined) (conditions.push('s.category_id = ?'), params.push(filter.categoryId));
+  if (filter.minRating !== undefined) {
+    conditions.push('s.rating >= ?');
+    params.push(filter.minRating);
+  }
+  if (filter.categoryId !== undefined) {
+    conditions.push('s.category_id = ?');
+    params.push(filter.categoryId);
+  }
   if (filter.freeDelivery) conditions.push('s.free_delivery');
-  if (filter.openAt !== undefined) (conditions.push('store_is_open(s.id, ?::jsonb)'), params.push(filter.openAt));
+  if (filter.openAt !== undefined) {
+    conditions.push('store_is_open(s.id, ?::jsonb)');
+    params.push(filter.openAt);
+  }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
   const order: Record<StoreSort, string> = {
     distance: 'distance_m asc',

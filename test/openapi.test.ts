@@ -18,7 +18,7 @@ type Schema = { type?: string | string[]; properties?: Record<string, Schema>; r
 /** The JSON-schema subset the document uses; answers the paths that do not conform. */
 function violations(value: unknown, schema: Schema, path = '$'): string[] {
   if (schema.anyOf) return schema.anyOf.some((s) => violations(value, s, path).length === 0) ? [] : [`${path}: matches no alternative`];
-  if (schema.const !== undefined && value !== schema.const) return [`${path}: expected ${String(schema.const)}`];
+  if (schema.const !== undefined && value !== schema.const) return [`${path}: expected ${JSON.stringify(schema.const)}`];
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
   const ok = schema.type === undefined || schema.type === kind || (schema.type === 'number' && kind === 'integer');
   if (!ok) return [`${path}: ${kind} is not ${String(schema.type)}`];

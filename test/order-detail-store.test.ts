@@ -6,6 +6,7 @@ import { Factory } from './helpers/factories';
 import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
+import { countStatements } from './helpers/statements';
 
 let server: TestServer;
 let make: Factory;
@@ -27,12 +28,7 @@ beforeEach(async () => {
 
 /** Runs `call` and counts the SQL statements it sent. */
 async function statements(call: () => Promise<{ status: number }>): Promise<number> {
-  let count = 0;
-  const knex = server.db.orm.em.getConnection().getKnex();
-  const onQuery = () => count++;
-  knex.on('query', onQuery);
-  const res = await call();
-  knex.off('query', onQuery);
+  const { count, result: res } = await countStatements(server, call);
   expect(res.status).toBe(200);
   return count;
 }

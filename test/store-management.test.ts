@@ -215,7 +215,7 @@ describe('GET /api/v1/store/menu-categories/{id}', () => {
     const category = await make.menuCategory(await make.menu(owner.store), { name: 'Sides' });
     const res = await server.http.get(`/api/v1/store/menu-categories/${category.id}`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: category.id, store_id: owner.store.id, menu_id: category.menu!.id, name: 'Sides', sort_order: 0 });
+    expect(res.body.data).toEqual({ id: category.id, store_id: owner.store.id, menu_id: category.menu.id, name: 'Sides', sort_order: 0 });
     const missing = await server.http.get('/api/v1/store/menu-categories/777777');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: 'No query results for model [MenuCategory] 777777' });

@@ -5,7 +5,8 @@ import { orderWorld, OrderWorld, onlineDriver, placeOrder } from './helpers/orde
 import { registerCustomer } from './helpers/auth';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
-import { subscribe, wsClient } from './helpers/ws';
+import Redis from 'ioredis';
+import { subscribe, until, wsClient } from './helpers/ws';
 import { roundCoordinate } from '../src/common/coordinate-field';
 
 let server: TestServer;
@@ -144,7 +145,7 @@ describe('subscription storeOrderUpdates', () => {
     const strangerSub = subscribe(client(w.customer.token), `subscription($s: Int) { storeOrderUpdates(storeId: $s) { orderId } }`, { s: other.id });
     await strangerSub.completed;
     expect(JSON.stringify(strangerSub.errors)).toMatch(/do not own this store/);
-    await new Promise((r) => setTimeout(r, 200)); // the owner's subscription is set up
+    await until(() => server.app.listeners(`store:${w.owner.store.id}`) > 0, "the owner's subscription");
     const id = (await placeOrder(server, w)).body.data.order_id;
     await store(id, 'accept');
     const events = await sub.waitFor(2);
@@ -159,7 +160,7 @@ describe('subscription driverOrderUpdates', () => {
   it('tells a driver about the order assigned to them', async () => {
     const driver = await onlineDriver(server, near());
     const sub = subscribe<Update & { orderId: number }>(client(driver.token), `subscription { driverOrderUpdates { orderId type driverId } }`);
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => server.app.listeners(`driver:${driver.driverId}`) > 0, "the driver's subscription");
     const id = (await placeOrder(server, w)).body.data.order_id;
     await store(id, 'accept');
     const [assigned] = await sub.waitFor(1);
@@ -195,7 +196,16 @@ describe('two instances sharing PostgreSQL and Redis', () => {
       await a.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
       const sub = subscribe<Update>(client(w.customer.token, b.wsUrl), ORDER_UPDATES, { orderId: id });
       await sub.waitFor(3); // replayed from the database on instance B
-      await new Promise((r) => setTimeout(r, 300)); // B's Redis subscription is live
+      // B's Redis subscription is live: Redis itself counts a subscriber on the order's channel.
+      const probe = new Redis(redis!);
+      try {
+        await until(async () => {
+          const [, subscribers] = (await probe.pubsub('NUMSUB', `order:${id}`)) as [string, number];
+          return b.app.listeners(`order:${id}`) > 0 && Number(subscribers) > 0;
+        }, "B's Redis subscription");
+      } finally {
+        probe.disconnect();
+      }
       await a.http.post('/api/v1/driver/location', { latitude: near().lat + 0.001, longitude: near().lng }, { token: driver.token });
       const events = await sub.waitFor(4);
       expect(events[3]).toMatchObject({ seq: 4, type: 'driver_location', latitude: roundCoordinate(near().lat + 0.001) });

@@ -115,7 +115,7 @@ describe('a cart reports all its problems at once', () => {
 
   it('an empty cart is not priced: its rule problem alone, with the others of the body', async () => {
     const w = await orderWorld(server, make);
-    const res = await placeOrder(server, w, cart(w, { items: [], address_id: 0 }) as never);
+    const res = await placeOrder(server, w, cart(w, { items: [], address_id: 0 }));
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['address_id', 'items']);
     expectRestNames(res.body.errors);

@@ -21,7 +21,7 @@ export function batchLoader<K, V, S extends LoaderScope = LoaderScope>(batch: (e
     let loader = scope.loaders.get(loaderOf) as DataLoader<K, V> | undefined;
     if (!loader) {
       loader = new DataLoader<K, V>((keys) => batch(scope.em, keys, scope));
-      scope.loaders.set(loaderOf, loader as DataLoader<unknown, unknown>);
+      scope.loaders.set(loaderOf, loader);
     }
     return loader;
   };

@@ -12,7 +12,7 @@ export function roundCoordinate<T extends number | null | undefined>(value: T): 
   return (typeof value === 'number' ? Math.round(value * SCALE) / SCALE : value) as T;
 }
 
-const rounded: MiddlewareFn = async (_data, next) => roundCoordinate(await next());
+const rounded: MiddlewareFn = async (_data, next) => roundCoordinate((await next()) as number | null | undefined);
 
 /** `@CoordinateField()` in place of `@Field(() => Float)` on a latitude or longitude. */
 export function CoordinateField(options: { nullable?: boolean; description?: string } = {}): PropertyDecorator {

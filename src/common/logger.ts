@@ -39,11 +39,12 @@ export function createLogger(level: string, format: LogFormat = 'json', destinat
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: REQUEST_FIELDS.join(','),
       messageFormat: (log, messageKey, _level, { colors }) => {
-        const message = String(log[messageKey] ?? '');
+        const raw = log[messageKey];
+        const message = typeof raw === 'string' ? raw : raw == null ? '' : JSON.stringify(raw);
         if (message !== 'request' || typeof log.method !== 'string') return message;
         const status = Number(log.status);
         const paint = status >= 500 ? colors.red : status >= 400 ? colors.yellow : colors.green;
-        return `${colors.bold(String(log.method))} ${log.path} ${paint(String(status))} ${Number(log.durationMs).toFixed(1)}ms`;
+        return `${colors.bold(String(log.method))} ${String(log.path)} ${paint(String(status))} ${Number(log.durationMs).toFixed(1)}ms`;
       },
     }),
   );

@@ -18,7 +18,7 @@ export function applyPatch<T extends object, K extends keyof T & string>(
       errors[field] = [`${field} cannot be null`];
       continue;
     }
-    target[field] = value as T[K];
+    target[field] = value;
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }

@@ -14,7 +14,7 @@ export const authChecker: AuthCheckerFn<Context> = ({ context }) => {
  */
 export function markSignedInFields(schema: GraphQLSchema): GraphQLSchema {
   const metadata = getMetadataStorage();
-  const declared = (target: Function, method: string) =>
+  const declared = (target: (typeof metadata.queries)[number]['target'], method: string) =>
     metadata.authorizedFields.some((f) => f.target === target && f.fieldName === method) ||
     metadata.authorizedResolver.some((r) => r.target === target);
   const roots = [

@@ -5,14 +5,13 @@
  */
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
-import type { ValidationError } from 'class-validator';
 import { AppError } from '../common/errors';
 import { flattenValidationErrors } from '../common/validation';
 
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error instanceof ArgumentValidationError) {
-    const fields = flattenValidationErrors(error.extensions.validationErrors as ValidationError[]);
+    const fields = flattenValidationErrors(error.extensions.validationErrors);
     return new AppError('VALIDATION', 'The given data was invalid.', { fields });
   }
   if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);

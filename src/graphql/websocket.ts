@@ -7,7 +7,7 @@
 import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, parse, specifiedRules, validate } from 'graphql';
+import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, OperationTypeNode, parse, specifiedRules, validate } from 'graphql';
 import { AppError } from '../common/errors';
 import { Logger } from '../common/logger';
 import { createContext, ContextSource } from '../context';
@@ -60,7 +60,7 @@ export function startWebSocketServer({ httpServer, schema, logger, source }: Web
           (d): d is OperationDefinitionNode =>
             d.kind === Kind.OPERATION_DEFINITION && (!payload.operationName || d.name?.value === payload.operationName),
         );
-        if (operation?.operation !== 'subscription') {
+        if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
           return [new GraphQLError('Only subscriptions are served over the websocket; send queries and mutations to POST /graphql.', { extensions: { code: 'OPERATION_NOT_ALLOWED' } })];
         }
         // The caller is checked again for every subscription: a token revoked since connecting stops here.

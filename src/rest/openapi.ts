@@ -17,6 +17,7 @@ import {
   isNonNullType,
   isObjectType,
   Kind,
+  OperationTypeNode,
   SelectionSetNode,
 } from 'graphql';
 import { CompiledRoute } from './adapter';
@@ -78,7 +79,7 @@ function outputSchema(type: GraphQLOutputType, selection: SelectionSetNode | und
       if (node.kind === Kind.FRAGMENT_SPREAD) visit(fragments.get(node.name.value)!.selectionSet);
       else if (node.kind === Kind.INLINE_FRAGMENT) visit(node.selectionSet);
       else {
-        const field = node as FieldNode;
+        const field = node;
         if (field.name.value === '__typename') continue;
         const definition = named.getFields()[field.name.value];
         properties[field.alias?.value ?? field.name.value] = {
@@ -97,7 +98,7 @@ function responseSchema(route: CompiledRoute, schema: GraphQLSchema): Schema {
     route.ast.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
   );
   const root = route.operation.selectionSet.selections[0] as FieldNode;
-  const rootType = route.operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+  const rootType = route.operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType()! : schema.getQueryType()!;
   const value = outputSchema(rootType.getFields()[root.name.value].type, root.selectionSet, fragments);
   const object = (value.anyOf ? (value.anyOf as Schema[])[0] : value) as { properties?: Record<string, Schema> };
   switch (route.envelope ?? 'data') {

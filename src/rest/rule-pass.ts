@@ -13,6 +13,7 @@ import {
   isNonNullType,
   Kind,
   OperationDefinitionNode,
+  OperationTypeNode,
   ValueNode,
   valueFromASTUntyped,
 } from 'graphql';
@@ -23,7 +24,7 @@ import { ruleProblems } from '../common/validation';
 /** Problems of the root field's input-object arguments, keyed as type-graphql keys them. */
 export async function ruleErrors(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Promise<FieldErrors> {
   const root = operation.selectionSet.selections[0];
-  const parent = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const parent = operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
   if (root?.kind !== Kind.FIELD || !parent) return {};
   const definition = parent.getFields()[root.name.value];
   const fields: FieldErrors = {};

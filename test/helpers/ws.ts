@@ -12,6 +12,15 @@ export function wsClient(url: string, token?: string): Client {
   });
 }
 
+/** Resolves once `condition` holds, checking every 20 ms (rejects after `ms`): waiting for an event, never a fixed sleep. */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export interface Subscription<T> {
   events: T[];
   errors: unknown[];

@@ -44,7 +44,7 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   }
   let body: { data?: T | null; errors?: GraphQLErrorShape[] };
   try {
-    body = await response.json();
+    body = (await response.json()) as typeof body;
   } catch {
     throw new ApiError(`The service answered ${response.status} without a GraphQL result.`, 'BAD_RESPONSE');
   }

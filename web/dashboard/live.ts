@@ -40,7 +40,7 @@ export function follow<T>(options: LiveOptions<T>): () => void {
       {
         next: (result) => {
           if (result.errors?.length) return options.onRefused(result.errors.map((e) => e.message).join(' '));
-          if (result.data) options.onData(result.data as T);
+          if (result.data) options.onData(result.data);
         },
         error: (error) => {
           if (stopped) return;

@@ -5,7 +5,7 @@
  */
 import type { ComponentProps } from 'react';
 import type { GraphiQL } from 'graphiql';
-import { getOperationAST, parse, print, visit, type DocumentNode, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
+import { getOperationAST, OperationTypeNode, parse, print, visit, type DocumentNode, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 
 type Fetcher = ComponentProps<typeof GraphiQL>['fetcher'];
@@ -60,7 +60,7 @@ function socketFor(authorization: string | undefined): Client {
 /** A closed socket becomes a readable GraphQL error in the result pane. */
 async function* overSocket(params: Params, authorization: string | undefined): AsyncGenerator<FormattedExecutionResult> {
   try {
-    yield* socketFor(authorization).iterate({ query: params.query, operationName: params.operationName ?? undefined, variables: params.variables ?? undefined });
+    yield* socketFor(authorization).iterate({ query: params.query, operationName: params.operationName ?? undefined, variables: (params.variables as Record<string, unknown> | null | undefined) ?? undefined });
   } catch (error) {
     const close = error as { code?: number; reason?: string };
     const message =
@@ -76,7 +76,7 @@ async function* overSocket(params: Params, authorization: string | undefined): A
 function isSubscription(params: Params, documentAST: DocumentNode | undefined): boolean {
   try {
     const document = documentAST ?? parse(params.query);
-    return getOperationAST(document, params.operationName ?? undefined)?.operation === 'subscription';
+    return getOperationAST(document, params.operationName ?? undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
   } catch {
     return false; // the server answers the syntax error
   }

@@ -51,7 +51,7 @@ export class NearbyStoresArgs extends PageArgs {
 
   @Field(() => String, { nullable: true, description: STORE_SORTS.join(', ') })
   @IsOptional()
-  @IsIn(STORE_SORTS as unknown as string[], { message: `sort must be one of: ${STORE_SORTS.join(', ')}` })
+  @IsIn(STORE_SORTS, { message: `sort must be one of: ${STORE_SORTS.join(', ')}` })
   sort?: StoreSort;
 }
 

@@ -154,7 +154,7 @@ async function claimKey(em: EntityManager, userId: number, key: string, hash: st
   );
   if (!row) return claimKey(em, userId, key, hash); // the first request failed and freed it just now
   if (row.request_hash !== hash) throw invalidField('idempotencyKey', 'This Idempotency-Key was used for a different request.');
-  if (row.response) return typeof row.response === 'string' ? JSON.parse(row.response) : row.response;
+  if (row.response) return typeof row.response === 'string' ? (JSON.parse(row.response) as PlacedOrder) : row.response;
   if (row.age > ABANDONED_AFTER_SECONDS) {
     const taken = await em.execute(
       `update idempotency_keys set created_at = now() where user_id = ? and key = ? and response is null and created_at < now() - make_interval(secs => ?) returning key`,

@@ -83,7 +83,7 @@ export async function eventsAfter(ctx: Context, order: Order, afterSeq: number):
     type: e.type,
     status: e.status,
     at: new Date(e.created_at).toISOString(),
-    data: typeof e.data === 'string' ? JSON.parse(e.data) : e.data,
+    data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
     storeId: order.store.id,
     driverId: e.driver_id,
   }));

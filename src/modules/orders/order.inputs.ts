@@ -5,7 +5,7 @@ import { REJECTION_REASONS } from './order-status';
 @InputType()
 export class RejectOrderInput {
   @Field({ description: REJECTION_REASONS.join(', ') })
-  @IsIn(REJECTION_REASONS as unknown as string[], { message: `rejectionReason must be one of: ${REJECTION_REASONS.join(', ')}` })
+  @IsIn(REJECTION_REASONS, { message: `rejectionReason must be one of: ${REJECTION_REASONS.join(', ')}` })
   rejectionReason!: string;
 
   @Field(() => String, { nullable: true })

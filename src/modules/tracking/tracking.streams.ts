@@ -35,7 +35,7 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
       }
       // Ended before we subscribed and its final event is at or before afterSeq: nothing more
       // can come (no event follows a final status), so the stream ends instead of idling.
-      if (FINAL_STATUSES.includes(order.status as OrderStatus)) return;
+      if (FINAL_STATUSES.includes(order.status)) return;
       let catchUp: Promise<'catch-up'> | null = new Promise((resolve) => setTimeout(() => resolve('catch-up'), CATCH_UP_AFTER_MS).unref());
       for (;;) {
         const next = await (catchUp ? Promise.race([pending, catchUp]) : pending);

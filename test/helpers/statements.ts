@@ -1,0 +1,14 @@
+/** Counts the SQL statements a call sends (the ORM's knex emits one `query` event each). */
+import { TestServer } from './server';
+
+export async function countStatements<T>(server: TestServer, call: () => Promise<T>): Promise<{ count: number; result: T }> {
+  let count = 0;
+  const knex = server.db.orm.em.getConnection().getKnex();
+  const onQuery = () => count++;
+  knex.on('query', onQuery);
+  try {
+    return { result: await call(), count };
+  } finally {
+    knex.off('query', onQuery);
+  }
+}
