@@ -38,7 +38,13 @@ async function serverDatabase(stores: number): Promise<string> {
   if (!server) throw new Error('npm run bench needs DATABASE_URL (a PostgreSQL server; the bench creates its own database on it)');
   const url = new URL(server);
   const name = `${url.pathname.slice(1) || 'postgres'}_bench_${stores}`;
-  const admin = await MikroORM.init<PostgreSqlDriver>({ driver: PostgreSqlDriver, clientUrl: server, entities: [], discovery: { warnWhenNoEntities: false }, allowGlobalContext: true });
+  const admin = await MikroORM.init<PostgreSqlDriver>({
+    driver: PostgreSqlDriver,
+    clientUrl: server,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: true,
+  });
   try {
     const exists = await admin.em.execute(`select 1 from pg_database where datname = ?`, [name]);
     if (exists.length === 0) await admin.em.execute(`create database "${name}"`);
@@ -66,7 +72,9 @@ async function prepareCity(databaseUrl: string, stores: number) {
       await refreshAfterBulkLoad(em);
       console.error(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
-    const sample = await em.execute<{ id: number; slug: string }[]>(`select id, slug from stores where is_active order by md5(id::text) limit 500`);
+    const sample = await em.execute<{ id: number; slug: string }[]>(
+      `select id, slug from stores where is_active order by md5(id::text) limit 500`,
+    );
     return sample;
   } finally {
     await db.close();
@@ -80,10 +88,10 @@ function startServer(kind: string, env: NodeJS.ProcessEnv): Promise<Server> {
   });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve({ kind, process: child, url: `http://127.0.0.1:${JSON.parse(line).port}` });
+      if (out.includes('\n')) resolve({ kind, process: child, url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` });
     });
     child.on('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
   });
@@ -110,7 +118,7 @@ async function main() {
     },
   });
   const smoke = values.smoke;
-  const sizes = (smoke ? '300' : values.stores!).split(',').map(Number);
+  const sizes = (smoke ? '300' : values.stores).split(',').map(Number);
   const duration = smoke ? 1 : Number(values.duration);
   const connections = smoke ? 4 : Number(values.connections);
   if (sizes.some((s) => !Number.isInteger(s) || s < 1) || !(duration > 0) || !(connections > 0)) {
@@ -124,7 +132,8 @@ async function main() {
     const rnd = new Random(stores);
     const pick = <T>(list: readonly T[]) => list[Math.floor(rnd.next() * list.length)];
     // Random points across the city (about 25 km around the centre), and the centre (densest).
-    const point = () => `lat=${(CASABLANCA.lat + (rnd.next() - 0.5) * 0.45).toFixed(5)}&lng=${(CASABLANCA.lng + (rnd.next() - 0.5) * 0.45).toFixed(5)}`;
+    const point = () =>
+      `lat=${(CASABLANCA.lat + (rnd.next() - 0.5) * 0.45).toFixed(5)}&lng=${(CASABLANCA.lng + (rnd.next() - 0.5) * 0.45).toFixed(5)}`;
     const centre = `lat=${CASABLANCA.lat}&lng=${CASABLANCA.lng}`;
     const sorts = ['distance', 'rating', 'delivery_fee', 'delivery_time'];
     const filters = ['', '&is_open=1', '&free_delivery=1', '&min_rating=4.5', '&has_offer=1', '&radius=3', '&category_id=3'];
