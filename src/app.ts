@@ -20,7 +20,7 @@ import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
 import { sendAppError, sendError } from './rest/respond';
-import { restRoutes } from './rest/routes';
+import { restRoutes } from './routes';
 import { openApiDocument } from './rest/openapi';
 import { pagesRouter } from './pages';
 import { createAppPubSub } from './pubsub';

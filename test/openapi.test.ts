@@ -1,5 +1,5 @@
 /** GET /openapi.json: the machine-readable description (spec §9), checked against real answers. */
-import { restRoutes } from '../src/rest/routes';
+import { restRoutes } from '../src/routes';
 import { Factory } from './helpers/factories';
 import { orderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';

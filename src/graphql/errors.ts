@@ -1,22 +1,8 @@
-/**
- * One classification of every error, shared by /graphql, REST and websockets: AppError as is,
- * argument validation as VALIDATION with dotted field paths, anything else INTERNAL (logged,
- * and masked outside development).
- */
+/** GraphQL's rendering of the one error classification (common/classify-error.ts). */
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
-import { ArgumentValidationError } from 'type-graphql';
-import { AppError } from '../common/errors';
-import { flattenValidationErrors } from '../common/validation';
+import { toAppError } from '../common/classify-error';
 
-export function toAppError(error: unknown): AppError | undefined {
-  if (error instanceof AppError) return error;
-  if (error instanceof ArgumentValidationError) {
-    const fields = flattenValidationErrors(error.extensions.validationErrors);
-    return new AppError('VALIDATION', 'The given data was invalid.', { fields });
-  }
-  if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
-  return undefined;
-}
+export { toAppError };
 
 /** Apollo's formatError: codes in extensions, internal errors masked outside development. */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, development: boolean): GraphQLFormattedError {

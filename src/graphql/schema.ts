@@ -12,7 +12,7 @@ import {
 } from '../modules/catalog/catalog.resolver';
 import { MenuManagementResolver } from '../modules/catalog/management.resolver';
 import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
-import { OfferResolver } from '../modules/offers/offer.resolver';
+import { OfferResolver, StoreOffersFieldResolver } from '../modules/offers/offer.resolver';
 import { AddressResolver } from '../modules/addresses/address.resolver';
 import { DriverResolver } from '../modules/drivers/driver.resolver';
 import { DispatchResolver } from '../modules/orders/dispatch.resolver';
@@ -35,6 +35,7 @@ export const resolvers = [
   DiscoveryResolver,
   MenuManagementResolver,
   OfferResolver,
+  StoreOffersFieldResolver,
   AddressResolver,
   OrderResolver,
   OrderFieldsResolver,

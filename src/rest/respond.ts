@@ -3,7 +3,7 @@ import { Response } from 'express';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../common/errors';
 import { Logger } from '../common/logger';
-import { toAppError } from '../graphql/errors';
+import { toAppError } from '../common/classify-error';
 import { FieldRenamer, renameKeysOnly } from './field-names';
 
 export interface ErrorRendering {

@@ -1,7 +1,9 @@
-import { Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { MessagePayload } from '../../common/message-payload';
 import { Context } from '../../context';
+import { Store } from '../stores/store.entity';
 import { CreateOfferInput, UpdateOfferInput } from './offer.inputs';
+import { activeOffersOfStore } from './offer.loaders';
 import { Offer } from './offer.entity';
 import * as offers from './offer.service';
 
@@ -43,5 +45,19 @@ export class OfferResolver {
   async deleteOffer(@Arg('id', () => Int) id: number, @Ctx() ctx: Context): Promise<MessagePayload> {
     await offers.deleteOffer(ctx, id);
     return { message: 'Offer deleted.' };
+  }
+}
+
+/** A store's offers: the offers module adds them to the store (stores know nothing of offers). */
+@Resolver(() => Store)
+export class StoreOffersFieldResolver {
+  @FieldResolver(() => [Offer], { description: "The store's own active offers." })
+  async offers(@Root() store: Store, @Ctx() ctx: Context): Promise<Offer[]> {
+    return activeOffersOfStore(ctx).load(store.id);
+  }
+
+  @FieldResolver(() => Int, { description: 'Active offers of the store right now.' })
+  async activeOfferCount(@Root() store: Store, @Ctx() ctx: Context): Promise<number> {
+    return (await activeOffersOfStore(ctx).load(store.id)).length;
   }
 }

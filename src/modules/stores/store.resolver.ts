@@ -1,7 +1,5 @@
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { Context } from '../../context';
-import { Offer } from '../offers/offer.entity';
-import { activeOffersOfStore } from '../offers/offer.loaders';
 import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
@@ -44,16 +42,6 @@ export class StoreResolver {
   @FieldResolver(() => [OpeningHours])
   async openingHours(@Root() store: Store, @Ctx() ctx: Context): Promise<OpeningHours[]> {
     return openingHoursOfStore(ctx).load(store.id);
-  }
-
-  @FieldResolver(() => [Offer], { description: "The store's own active offers." })
-  async offers(@Root() store: Store, @Ctx() ctx: Context): Promise<Offer[]> {
-    return activeOffersOfStore(ctx).load(store.id);
-  }
-
-  @FieldResolver(() => Int, { description: 'Active offers of the store right now.' })
-  async activeOfferCount(@Root() store: Store, @Ctx() ctx: Context): Promise<number> {
-    return (await activeOffersOfStore(ctx).load(store.id)).length;
   }
 }
 
