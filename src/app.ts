@@ -11,11 +11,12 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
 import { Clock } from './common/clock';
 import { AppError } from './common/errors';
+import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
-import { depthLimit } from './graphql/limits';
+import { limitRules, parseOptions } from './graphql/limits';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
@@ -24,6 +25,7 @@ import { restRoutes } from './routes';
 import { openApiDocument } from './rest/openapi';
 import { pagesRouter } from './pages';
 import { createAppPubSub } from './pubsub';
+import { createRateLimits } from './rate-limits';
 import { createServices, Services } from './services';
 
 export interface App {
@@ -38,8 +40,10 @@ export interface App {
 /** `clock`: "now" for rules computed in Node (tests fix it); the system clock by default. */
 export async function createApp(config: Config, orm: Orm, logger: Logger, options: { clock?: Clock } = {}): Promise<App> {
   const development = config.env === 'development';
-  const events = createAppPubSub(config.redisUrl, logger);
-  const services = createServices(config, logger, events.pubSub, undefined, options.clock);
+  const production = config.env === 'production';
+  const formatOptions = { development, hideSuggestions: production };
+  const events = createAppPubSub(config.redisUrl, logger, config.redisPrefix ?? `${orm.config.get('dbName')}:`);
+  const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
 
@@ -47,18 +51,32 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  app.use(securityHeaders());
+  app.use(cors(config.corsOrigins));
+  app.use(noStore);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    try {
-      await orm.em.getConnection().execute('select 1');
-      res.json({ status: 'ready' });
-    } catch (error) {
-      logger.warn({ err: error }, 'readiness check failed');
-      res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.' });
+    // Each check has its own short deadline: a saturated pool or a held lock answers 503 at once.
+    const within = <T>(check: Promise<T>) =>
+      Promise.race([check, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref())]);
+    const [database, redis] = await Promise.all([
+      within(orm.em.getConnection().execute('select 1')).then(
+        () => 'ok' as const,
+        (error: unknown) => (logger.warn({ err: error }, 'readiness: the database did not answer'), 'unreachable' as const),
+      ),
+      config.redisUrl ? within(events.ping()).then((up) => (up ? 'ok' : 'unreachable'), () => 'unreachable') : undefined,
+    ]);
+    if (database !== 'ok') {
+      res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.', ...(redis && { redis }) });
+      return;
     }
+    // Without Redis, live events still reach subscribers (they catch up from the database, a few
+    // seconds late): the instance keeps serving and says so, rather than leaving the rotation
+    // together with every other instance.
+    res.json({ status: redis === 'unreachable' ? 'degraded' : 'ready', ...(redis && { redis }) });
   });
 
   const openApi = openApiDocument(schema, routes);
@@ -91,16 +109,13 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     next();
   });
 
-  const websocket = startWebSocketServer({
-    httpServer,
-    schema,
-    logger,
-    source: (request) => ({ em: orm.em, services, logger, ip: request.socket.remoteAddress ?? 'unknown' }),
-  });
+  const websocket = startWebSocketServer({ httpServer, schema, config, logger, em: orm.em, services, format: formatOptions });
   const apollo = new ApolloServer<Context>({
     schema,
-    validationRules: [depthLimit()],
-    formatError: (formatted, error) => formatGraphQLError(formatted, error, development),
+    validationRules: limitRules,
+    parseOptions,
+    introspection: !production,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, formatOptions),
     includeStacktraceInErrorResponses: development,
     // main.ts owns SIGTERM/SIGINT and calls close(); Apollo's own handler would start a second,
     // concurrent stop() that the first never finishes waiting for (shutdown hung until forced).

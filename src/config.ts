@@ -20,7 +20,14 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   redisUrl?: string;
+  /**
+   * Namespace of live-event channels on Redis; by default the database name, so deployments
+   * (or test runs) sharing one Redis never see each other's events.
+   */
+  redisPrefix?: string;
   trustProxy: boolean;
+  /** Browser origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
+  corsOrigins: string[];
   bodyLimit: string;
   jwt: { secret: string; issuer: string; audience: string; ttlSeconds: number };
   otp: {
@@ -45,6 +52,41 @@ export interface Config {
   tracking: {
     /** At most one driver position per order per this many seconds reaches subscribers. */
     locationThrottleSeconds: number;
+  };
+  database: {
+    poolMax: number;
+    /** Any statement running longer is cancelled (503). */
+    statementTimeoutMs: number;
+    /** Waiting longer for a row or table lock is cancelled (503). */
+    lockTimeoutMs: number;
+    /** A transaction left idle this long is ended by the server. */
+    idleInTransactionTimeoutMs: number;
+    /** Waiting longer for a free pooled connection answers 503 with Retry-After. */
+    acquireTimeoutMs: number;
+    /** /readyz answers 503 when the database (or Redis) has not answered within this. */
+    readyTimeoutMs: number;
+  };
+  websocket: {
+    /** Larger frames close the socket (1009) before they are buffered. */
+    maxPayloadBytes: number;
+    maxSocketsPerUser: number;
+    maxSocketsPerIp: number;
+    connectionsPerIpPerMinute: number;
+    /** A socket whose unsent data grows past this is dropped (slow consumer). */
+    maxBufferedBytes: number;
+    /** A socket that has not taken any data for this long while some waits is dropped. */
+    sendTimeoutSeconds: number;
+    keepAliveSeconds: number;
+    /** Open sockets' tokens are checked against revocations this often (besides the live notice). */
+    tokenRecheckSeconds: number;
+  };
+  rateLimits: {
+    /** Checkouts carrying a promo code that fails, per customer / per IP, per hour. */
+    promoFailuresPerCustomerPerHour: number;
+    promoFailuresPerIpPerHour: number;
+    /** Order placements per customer / per IP, per minute. */
+    ordersPerCustomerPerMinute: number;
+    ordersPerIpPerMinute: number;
   };
   whatsapp: {
     apiUrl: string;
@@ -175,7 +217,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(read('DATA_DIR') ?? '.data'),
     redisUrl: url('REDIS_URL', undefined, ['redis:', 'rediss:']),
+    redisPrefix: read('REDIS_PREFIX'),
     trustProxy: bool('TRUST_PROXY', false),
+    corsOrigins: origins(read('CORS_ORIGINS'), problems),
     bodyLimit: read('BODY_LIMIT') ?? '100kb',
     jwt: {
       secret,
@@ -198,10 +242,51 @@ export function loadConfig(env: Env = process.env): Config {
     },
     orders: { acceptTimeoutSeconds: int('ORDER_ACCEPT_TIMEOUT_SECONDS', 600, 10, 86400) },
     tracking: { locationThrottleSeconds: int('DRIVER_LOCATION_THROTTLE_SECONDS', 5, 0, 300) },
+    database: {
+      poolMax: int('DB_POOL_MAX', 10, 1, 500),
+      statementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      lockTimeoutMs: int('DB_LOCK_TIMEOUT_MS', 3_000, 10, 3_600_000),
+      idleInTransactionTimeoutMs: int('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      acquireTimeoutMs: int('DB_ACQUIRE_TIMEOUT_MS', 5_000, 10, 600_000),
+      readyTimeoutMs: int('READY_TIMEOUT_MS', 1_000, 50, 60_000),
+    },
+    websocket: {
+      maxPayloadBytes: int('WS_MAX_PAYLOAD_BYTES', 32 * 1024, 1024, 1024 * 1024),
+      maxSocketsPerUser: int('WS_MAX_SOCKETS_PER_USER', 3, 1, 1000),
+      maxSocketsPerIp: int('WS_MAX_SOCKETS_PER_IP', 200, 1),
+      connectionsPerIpPerMinute: int('WS_CONNECTIONS_PER_IP_PER_MINUTE', 120, 1),
+      maxBufferedBytes: int('WS_MAX_BUFFERED_BYTES', 1024 * 1024, 1024),
+      sendTimeoutSeconds: int('WS_SEND_TIMEOUT_SECONDS', 10, 1, 600),
+      keepAliveSeconds: int('WS_KEEPALIVE_SECONDS', 12, 1, 600),
+      tokenRecheckSeconds: int('WS_TOKEN_RECHECK_SECONDS', 60, 1, 3600),
+    },
+    rateLimits: {
+      promoFailuresPerCustomerPerHour: int('PROMO_FAILURES_PER_CUSTOMER_PER_HOUR', 10, 1),
+      promoFailuresPerIpPerHour: int('PROMO_FAILURES_PER_IP_PER_HOUR', 30, 1),
+      ordersPerCustomerPerMinute: int('ORDERS_PER_CUSTOMER_PER_MINUTE', 5, 1),
+      ordersPerIpPerMinute: int('ORDERS_PER_IP_PER_MINUTE', 30, 1),
+    },
     whatsapp,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** `https://a.example,https://b.example` -> origins; `*` is refused (tokens travel in headers, but say who). */
+function origins(raw: string | undefined, problems: string[]): string[] {
+  if (!raw) return [];
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of list) {
+    let ok: boolean;
+    try {
+      const parsed = new URL(origin);
+      ok = ['http:', 'https:'].includes(parsed.protocol) && parsed.origin === origin;
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push(`CORS_ORIGINS entry "${origin}" must be an origin such as https://dashboard.example.com`);
+  }
+  return list;
 }
 
 function isTerminal(): boolean {

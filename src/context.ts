@@ -12,7 +12,8 @@ import { LoaderCache } from './common/batch-loader';
 import { Clock } from './common/clock';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
-import { AppPubSub } from './pubsub';
+import { AppPubSub, TokenEvents } from './pubsub';
+import type { RateLimits } from './rate-limits';
 
 /** Who is calling, as proven by a valid, unrevoked token. */
 export interface Viewer {
@@ -26,6 +27,12 @@ export interface Services {
   config: Config;
   /** Live events: published after commit, read by subscriptions. */
   pubSub: AppPubSub;
+  /** Logouts, so that every instance closes the sockets of a revoked token. */
+  tokenEvents: TokenEvents;
+  /** False while the bus (Redis) is disconnected: live streams then read the database often. */
+  busHealthy(): boolean;
+  /** Limits shared by every instance (orders, promo-code guessing). */
+  rateLimits: RateLimits;
   /** Delivers one-time codes (WhatsApp, or the log in development). */
   sender: MessageSender;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */

@@ -24,7 +24,13 @@ async function main() {
   }
   const logger = createLogger(config.logLevel, config.logFormat);
   logger.info({ env: config.env, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'starting');
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger,
+    poolMax: config.database.poolMax,
+    limits: config.database,
+  });
   await seedDemoCityOnFirstStart(db.orm, config, logger);
   const app = await createApp(config, db.orm, logger);
   await new Promise<void>((resolve) => app.httpServer.listen(config.port, config.host, resolve));

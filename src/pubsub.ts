@@ -2,6 +2,8 @@
  * Live events fan out through Redis when REDIS_URL is set (any number of instances share
  * them), in process otherwise. Payloads are plain JSON: they cross the wire as is. This is
  * transport only: the modules own their topics and message shapes (orders/order-events.ts).
+ * Channels on Redis carry a prefix (REDIS_PREFIX, by default the database name) so that two
+ * deployments or test runs sharing one Redis never receive each other's `order:1`.
  */
 import { createPubSub, PubSub, PubSubEventTarget } from '@graphql-yoga/subscription';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
@@ -11,12 +13,20 @@ import type { Logger } from './common/logger';
 /** Topic -> one JSON payload; each topic's owner types its payload. */
 export type AppPubSub = PubSub<Record<string, [unknown]>>;
 
+/** A logged-out token: every instance closes the sockets that authenticated with it. */
+export type TokenEvents = PubSub<{ revoked: [{ jti: string }] }>;
+
 type Target = PubSubEventTarget<Record<string, [unknown]>>;
 
 export interface PubSubHandle {
   pubSub: AppPubSub;
+  tokenEvents: TokenEvents;
   /** Live subscribers of a topic on this instance (a subscription is set up once counted). */
   listeners(topic: string): number;
+  /** Whether the bus answers now (always true in process); /readyz reports it. */
+  ping(): Promise<boolean>;
+  /** Whether both connections are up, without a round trip (streams poll the database when not). */
+  healthy(): boolean;
   close(): Promise<void>;
 }
 
@@ -38,10 +48,30 @@ function counting(target: Target): { target: Target; listeners: (topic: string) 
   return { target: counted, listeners: (topic) => counts.get(topic) ?? 0 };
 }
 
-export function createAppPubSub(redisUrl?: string, logger?: Logger): PubSubHandle {
+/** Logouts travel on the same target as order events, under their own topic. */
+const tokenEvents = (target: Target): TokenEvents => createPubSub<{ revoked: [{ jti: string }] }>({ eventTarget: target as unknown as PubSubEventTarget<{ revoked: [{ jti: string }] }> });
+
+/** The same event target with every channel name prefixed (listeners see the bare name). */
+function prefixed(target: Target, prefix: string): Target {
+  if (!prefix) return target;
+  return {
+    addEventListener: (topic, listener, options) => target.addEventListener(prefix + topic, listener, options),
+    removeEventListener: (topic, listener, options) => target.removeEventListener(prefix + topic, listener, options),
+    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent<unknown>).detail })),
+  };
+}
+
+export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = ''): PubSubHandle {
   if (!redisUrl) {
     const { target, listeners } = counting(new EventTarget() as Target);
-    return { pubSub: createPubSub({ eventTarget: target }), listeners, close: () => Promise.resolve() };
+    return {
+      pubSub: createPubSub({ eventTarget: target }),
+      tokenEvents: tokenEvents(target),
+      listeners,
+      ping: () => Promise.resolve(true),
+      healthy: () => true,
+      close: () => Promise.resolve(),
+    };
   }
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
@@ -59,10 +89,19 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger): PubSubHandl
   guard(publishClient, 'publish');
   guard(subscribeClient, 'subscribe');
   guard(subscribeClient, 'unsubscribe');
-  const { target, listeners } = counting(createRedisEventTarget({ publishClient, subscribeClient }));
+  const { target, listeners } = counting(prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix));
   return {
     pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget: target }),
+    tokenEvents: tokenEvents(target),
     listeners,
+    healthy: () => publishClient.status === 'ready' && subscribeClient.status === 'ready',
+    // While connecting, the command waits in ioredis's queue; /readyz bounds the wait.
+    async ping() {
+      return publishClient.ping().then(
+        () => true,
+        () => false,
+      );
+    },
     async close() {
       // quit() lets queued commands finish; a client that never connected is just dropped.
       await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));

@@ -6,15 +6,26 @@ import { MessageSender } from './common/message-sender';
 import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
 import { authenticate } from './modules/auth/token.service';
-import type { AppPubSub } from './pubsub';
+import type { AppPubSub, TokenEvents } from './pubsub';
+import type { RateLimits } from './rate-limits';
 
 export type { Services };
 
-export function createServices(config: Config, logger: Logger, pubSub: AppPubSub, sender?: MessageSender, clock: Clock = systemClock): Services {
+export function createServices(
+  config: Config,
+  logger: Logger,
+  bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
+  rateLimits: RateLimits,
+  sender?: MessageSender,
+  clock: Clock = systemClock,
+): Services {
   return {
     config,
-    pubSub,
+    pubSub: bus.pubSub,
+    tokenEvents: bus.tokenEvents,
     clock,
+    busHealthy: () => bus.healthy(),
+    rateLimits,
     sender: sender ?? createMessageSender(config, logger),
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };

@@ -25,6 +25,10 @@ const verifyOtp = (input: Record<string, unknown>) =>
   server.http.graphql(`mutation($input: VerifyOtpInput!) { verifyOtp(input: $input) { ${SESSION_FIELDS} } }`, { input });
 const completeProfile = (input: Record<string, unknown>) =>
   server.http.graphql(`mutation($input: CompleteProfileInput!) { completeProfile(input: $input) { ${SESSION_FIELDS} } }`, { input });
+/** verifyOtp for a new phone, answering the registration token completeProfile needs. */
+const registrationToken = async (phoneNumber: string, verificationCode: string): Promise<string> =>
+  (await server.http.graphql(`mutation($input: VerifyOtpInput!) { verifyOtp(input: $input) { session { registrationToken } } }`, { input: { phoneNumber, verificationCode } }))
+    .body.data.verifyOtp.session.registrationToken;
 const me = (token?: string) => server.http.graphql(`query { me { id phoneNumber firstName lastName createdAt } }`, undefined, { token });
 
 /** The REST (snake_case) user as GraphQL answers it. */
@@ -163,10 +167,18 @@ describe('mutation completeProfile', () => {
     expect(await sql(`select * from users`)).toHaveLength(0);
   });
 
-  it('registers a verified phone and answers a working token with the new user', async () => {
+  it('refuses a verified phone without its registration token with FORBIDDEN (no takeover)', async () => {
     await sendOtp(TEST_PHONE);
     await verifyOtp({ phoneNumber: TEST_PHONE, verificationCode: TEST_CODE });
-    const res = await completeProfile({ phoneNumber: TEST_PHONE, firstName: ' Youssef ', lastName: 'Alaoui' });
+    const res = await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'Mallory', lastName: 'X' });
+    expect(res.body.errors[0]).toMatchObject({ message: 'The phone number has not been verified.', extensions: { code: 'FORBIDDEN' } });
+    expect(await sql(`select * from users`)).toHaveLength(0);
+  });
+
+  it('registers a verified phone and answers a working token with the new user', async () => {
+    await sendOtp(TEST_PHONE);
+    const token = await registrationToken(TEST_PHONE, TEST_CODE);
+    const res = await completeProfile({ phoneNumber: TEST_PHONE, firstName: ' Youssef ', lastName: 'Alaoui', registrationToken: token });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.completeProfile).toEqual({
       message: 'Registration successful.',
@@ -185,9 +197,9 @@ describe('mutation completeProfile', () => {
 
   it('refuses a second registration of the phone with CONFLICT', async () => {
     await sendOtp(TEST_PHONE);
-    await verifyOtp({ phoneNumber: TEST_PHONE, verificationCode: TEST_CODE });
-    expect((await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'A', lastName: 'B' })).body.errors).toBeUndefined();
-    const again = await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'C', lastName: 'D' });
+    const token = await registrationToken(TEST_PHONE, TEST_CODE);
+    expect((await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'A', lastName: 'B', registrationToken: token })).body.errors).toBeUndefined();
+    const again = await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'C', lastName: 'D', registrationToken: token });
     expect(again.body.data).toBeNull();
     expect(again.body.errors[0]).toMatchObject({ message: 'A user with this phone number already exists.', extensions: { code: 'CONFLICT' } });
     expect(await sql(`select first_name from users`)).toEqual([{ first_name: 'A' }]);

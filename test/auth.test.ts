@@ -168,7 +168,16 @@ describe('POST /v1/auth/customer/verify-otp', () => {
     expect(res.body).toEqual({
       success: true,
       message: 'Phone number verified. Complete your profile to finish signing up.',
-      data: { user_exists: false, phone_number: TEST_PHONE, access_token: null, token_type: null, expires_in: null, user: null },
+      data: {
+        user_exists: false,
+        phone_number: TEST_PHONE,
+        access_token: null,
+        token_type: null,
+        expires_in: null,
+        user: null,
+        registration_token: expect.stringMatching(/^[\w-]{43}$/),
+        registration_expires_in: 900,
+      },
     });
   });
 
@@ -182,6 +191,7 @@ describe('POST /v1/auth/customer/verify-otp', () => {
     expect(res.body.message).toBe('Authentication successful.');
     expect(res.body.data).toMatchObject({ user_exists: true, phone_number: user.phone_number, token_type: 'Bearer', expires_in: 2592000 });
     expect(res.body.data.user).toEqual(user);
+    expect(res.body.data).toMatchObject({ registration_token: null, registration_expires_in: null });
     const me = await server.http.get('/v1/auth/customer/me', { token: res.body.data.access_token });
     expect(me.body.data.id).toBe(user.id);
     expect(await sql(`select device_id, push_token from user_devices where user_id = ?`, [user.id])).toEqual([
@@ -248,11 +258,16 @@ describe('POST /v1/auth/customer/verify-otp', () => {
 
 describe('POST /v1/auth/customer/complete-profile', () => {
   const complete = (body: Record<string, unknown>) => server.http.post('/v1/auth/customer/complete-profile', body);
+  /** send-otp + verify-otp for a new phone: the registration token complete-profile needs. */
+  const verified = async (phone = TEST_PHONE): Promise<string> => {
+    await sendOtp(phone);
+    const code = phone === TEST_PHONE ? TEST_CODE : server.whatsapp.lastCodeFor(phone);
+    return (await verifyOtp({ phone_number: phone, verification_code: code })).body.data.registration_token;
+  };
 
   it('answers 201 with a token and the new user once the phone is verified', async () => {
-    await sendOtp(TEST_PHONE);
-    await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
-    const res = await complete({ phone_number: TEST_PHONE, first_name: ' Youssef ', last_name: 'Alaoui', device_id: 'iphone-15', push_token: 'apns-1' });
+    const registration_token = await verified();
+    const res = await complete({ phone_number: TEST_PHONE, first_name: ' Youssef ', last_name: 'Alaoui', device_id: 'iphone-15', push_token: 'apns-1', registration_token });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     expect(res.body.message).toBe('Registration successful.');
@@ -274,21 +289,53 @@ describe('POST /v1/auth/customer/complete-profile', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ message: 'The phone number has not been verified.' });
 
-    await sendOtp(TEST_PHONE);
-    await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
+    const registration_token = await verified();
     await sql(`update phone_verifications set expires_at = now() - interval '1 second'`);
-    expect((await complete({ phone_number: TEST_PHONE, first_name: 'A', last_name: 'B' })).status).toBe(403);
+    expect((await complete({ phone_number: TEST_PHONE, first_name: 'A', last_name: 'B', registration_token })).status).toBe(403);
     expect(await sql(`select * from users`)).toHaveLength(0);
   });
 
-  it('answers 409 when the user already exists', async () => {
-    await sendOtp(TEST_PHONE);
-    await verifyOtp({ phone_number: TEST_PHONE, verification_code: TEST_CODE });
-    expect((await complete({ phone_number: TEST_PHONE, first_name: 'A', last_name: 'B' })).status).toBe(201);
-    const again = await complete({ phone_number: TEST_PHONE, first_name: 'C', last_name: 'D' });
+  it('answers 409 when the user already exists (a double-submitted form)', async () => {
+    const registration_token = await verified();
+    expect((await complete({ phone_number: TEST_PHONE, first_name: 'A', last_name: 'B', registration_token })).status).toBe(201);
+    const again = await complete({ phone_number: TEST_PHONE, first_name: 'C', last_name: 'D', registration_token });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ message: 'A user with this phone number already exists.' });
     expect(await sql(`select first_name from users`)).toEqual([{ first_name: 'A' }]);
+  });
+
+  it('refuses a takeover: after the victim verified, a caller without the registration token gets 403', async () => {
+    const victim = uniquePhone();
+    const registration_token = await verified(victim);
+    // The attacker knows the number, not the token: no token, a made-up one, another phone's.
+    const attempts = [
+      await complete({ phone_number: victim, first_name: 'Mallory', last_name: 'X' }),
+      await complete({ phone_number: victim, first_name: 'Mallory', last_name: 'X', registration_token: 'A'.repeat(43) }),
+      await complete({ phone_number: victim, first_name: 'Mallory', last_name: 'X', registration_token: await verified(uniquePhone()) }),
+    ];
+    expect(attempts.map((a) => [a.status, a.body])).toEqual(Array(3).fill([403, { message: 'The phone number has not been verified.' }]));
+    expect(await sql(`select * from users where phone_number = ?`, [victim])).toHaveLength(0);
+    // The victim still registers with their token.
+    const mine = await complete({ phone_number: victim, first_name: 'Amina', last_name: 'Haddad', registration_token });
+    expect(mine.status).toBe(201);
+    expect(mine.body.data.user.first_name).toBe('Amina');
+  });
+
+  it('spends the token once: concurrent uses register one user; a new verification replaces the token', async () => {
+    const phone = uniquePhone();
+    const first = await verified(phone);
+    await passCooldown(server);
+    const second = await verified(phone);
+    expect(second).not.toBe(first);
+    expect((await complete({ phone_number: phone, first_name: 'A', last_name: 'B', registration_token: first })).status).toBe(403);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => complete({ phone_number: phone, first_name: 'A', last_name: 'B', registration_token: second })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    expect(await sql(`select count(*)::int as n from users where phone_number = ?`, [phone])).toEqual([{ n: 1 }]);
+    expect(await sql(`select token_hash <> ? as hashed, used_at is not null as used from phone_verifications where phone_number = ?`, [second, phone])).toEqual([
+      { hashed: true, used: true },
+    ]);
   });
 
   it('answers 422 naming missing or blank names', async () => {

@@ -163,7 +163,8 @@ describe('npm start entry (src/main.ts)', () => {
 
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ready' });
+      // With REDIS_URL in the environment the process uses Redis, and /readyz reports it.
+      expect(await ready.json()).toEqual({ status: 'ready', ...(process.env.REDIS_URL && { redis: 'ok' }) });
       // The development test number is announced so that a fresh install can sign in.
       expect(app.lines.some((l) => l.includes('+15550000001') && l.includes('123456'))).toBe(true);
       // Start-up ends with the pages' addresses and the demo sign-in (a store owner and a customer).

@@ -200,7 +200,9 @@ describe('two instances sharing PostgreSQL and Redis', () => {
       const probe = new Redis(redis!);
       try {
         await until(async () => {
-          const [, subscribers] = (await probe.pubsub('NUMSUB', `order:${id}`)) as [string, number];
+          // Channels carry the deployment's prefix (by default the database name).
+          const channel = `${String(server.db.orm.config.get('dbName'))}:order:${id}`;
+          const [, subscribers] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
           return b.app.listeners(`order:${id}`) > 0 && Number(subscribers) > 0;
         }, "B's Redis subscription");
       } finally {

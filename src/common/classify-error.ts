@@ -6,6 +6,7 @@
 import { GraphQLError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { AppError } from './errors';
+import { databaseFault } from './database-faults';
 import { flattenValidationErrors } from './validation';
 
 export function toAppError(error: unknown): AppError | undefined {
@@ -15,5 +16,6 @@ export function toAppError(error: unknown): AppError | undefined {
     return new AppError('VALIDATION', 'The given data was invalid.', { fields });
   }
   if (error instanceof GraphQLError && error.originalError) return toAppError(error.originalError);
-  return undefined;
+  // A statement or lock timeout, a full pool, an unreachable database: 503, retry.
+  return databaseFault(error);
 }

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'UPSTREAM_FAILED'
   | 'BAD_REQUEST'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -26,6 +27,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   UPSTREAM_FAILED: 500,
   BAD_REQUEST: 400,
   PAYLOAD_TOO_LARGE: 413,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

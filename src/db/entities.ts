@@ -1,6 +1,7 @@
 /** Every entity the ORM knows, listed once (no glob discovery: same in ts and compiled js). */
 import { Timestamped } from '../common/timestamped';
 import { User } from '../modules/users/user.entity';
+import { RateLimitCounter } from './rate-limit.entity';
 import { UserDevice } from '../modules/users/user-device.entity';
 import { OtpCode } from '../modules/auth/otp-code.entity';
 import { OtpSend } from '../modules/auth/otp-send.entity';
@@ -53,4 +54,5 @@ export const entities = [
   OrderItemExtra,
   OrderEvent,
   IdempotencyKey,
+  RateLimitCounter,
 ];

@@ -16,7 +16,20 @@ export type Orm = MikroORM<PostgreSqlDriver>;
 const runningTs = __filename.endsWith('.ts');
 const projectRoot = path.resolve(__dirname, runningTs ? '../..' : '../../..');
 
-export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger): Options<PostgreSqlDriver> {
+/** Per-session limits of the serving pool (migrations and operator scripts run without them). */
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+  /** Waiting longer for a pooled connection fails the request (503) instead of queueing forever. */
+  acquireTimeoutMs: number;
+}
+
+export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, limits?: SessionLimits): Options<PostgreSqlDriver> {
+  const settings = limits
+    ? `set statement_timeout = ${Math.floor(limits.statementTimeoutMs)}; set lock_timeout = ${Math.floor(limits.lockTimeoutMs)}; ` +
+      `set idle_in_transaction_session_timeout = ${Math.floor(limits.idleInTransactionTimeoutMs)}`
+    : undefined;
   return {
     // MikroORM's own messages (migrations applied) become JSON log lines too.
     colors: false,
@@ -28,7 +41,16 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger): Op
     dataloader: DataloaderType.ALL,
     allowGlobalContext: false,
     forceUtcTimezone: true,
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      // Each new connection gets the session limits before the pool hands it out.
+      ...(settings && {
+        afterCreate: (connection: { query(sql: string, done: (error?: Error) => void): void }, done: (error: Error | undefined, c: unknown) => void) =>
+          connection.query(settings, (error) => done(error, connection)),
+      }),
+    },
+    ...(limits && { driverOptions: { acquireConnectionTimeout: limits.acquireTimeoutMs } }),
     migrations: {
       tableName: 'mikro_orm_migrations',
       path: path.join(projectRoot, runningTs ? 'migrations' : 'dist/migrations'),
@@ -53,12 +75,25 @@ export async function openDatabase(opts: {
   dataDir?: string;
   migrate?: boolean;
   logger?: Logger;
+  /** The serving pool's size and session limits (the app's); scripts leave them out. */
+  poolMax?: number;
+  limits?: SessionLimits;
 }): Promise<Database> {
   const embedded = opts.databaseUrl ? undefined : await startEmbeddedDatabase(opts.dataDir);
   try {
     const url = opts.databaseUrl ?? embedded!.url;
-    const orm = await MikroORM.init(ormOptions(url, embedded ? Math.min(10, embedded.maxConnections - 2) : 10, opts.logger));
-    if (opts.migrate !== false) await orm.getMigrator().up();
+    const poolMax = Math.min(opts.poolMax ?? 10, embedded ? embedded.maxConnections - 2 : Infinity);
+    if (opts.migrate !== false && opts.limits) {
+      // A migration may rightly run longer than a request may: it gets its own, unlimited pool.
+      const migrator = await MikroORM.init(ormOptions(url, 1, opts.logger));
+      try {
+        await migrator.getMigrator().up();
+      } finally {
+        await migrator.close(true);
+      }
+    }
+    const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
+    if (opts.migrate !== false && !opts.limits) await orm.getMigrator().up();
     return {
       orm,
       embedded: Boolean(embedded),

@@ -3,9 +3,17 @@ import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { toAppError } from '../common/classify-error';
 
 export { toAppError };
+import { tokenLimitError, withoutSuggestions } from './limits';
 
-/** Apollo's formatError: codes in extensions, internal errors masked outside development. */
-export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, development: boolean): GraphQLFormattedError {
+export interface FormatOptions {
+  /** Internal errors keep their message (and Apollo its trace). */
+  development: boolean;
+  /** Production: validation messages lose graphql-js's "Did you mean …?" suggestions. */
+  hideSuggestions: boolean;
+}
+
+/** Apollo's formatError (and the websocket's): codes in extensions, internal errors masked outside development. */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, opts: FormatOptions): GraphQLFormattedError {
   const appError = toAppError(error);
   if (appError) {
     return {
@@ -20,12 +28,15 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     };
   }
   // Errors GraphQL itself raises about the document (syntax, validation) are the client's.
-  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : undefined;
+  const limit = original instanceof GraphQLError ? tokenLimitError(original) : undefined;
+  if (limit) return { message: limit.message, extensions: limit.extensions };
+  const message = opts.hideSuggestions ? withoutSuggestions(formatted.message) : formatted.message;
   // Apollo relabels every validation error GRAPHQL_VALIDATION_FAILED; a rule's own code (QUERY_TOO_DEEP) wins.
-  if (original instanceof GraphQLError && typeof original.extensions.code === 'string') {
-    return { ...formatted, extensions: { ...formatted.extensions, code: original.extensions.code } };
+  if (original instanceof GraphQLError && original !== error && typeof original.extensions.code === 'string') {
+    return { ...formatted, message, extensions: { ...formatted.extensions, ...original.extensions } };
   }
-  if (!original || original instanceof GraphQLError) return formatted;
-  if (development) return formatted;
+  if (!original || original instanceof GraphQLError) return { ...formatted, message };
+  if (opts.development) return formatted;
   return { message: 'Internal server error.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
 }

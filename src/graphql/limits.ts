@@ -1,10 +1,81 @@
 /**
- * Limits that protect the schema, applied to /graphql (Apollo validation rules) and to the
- * websocket (graphql-ws runs no Apollo plugins, so onSubscribe applies the same rules).
+ * Limits that protect the schema, refused before anything executes. The same rules run on
+ * /graphql (Apollo validation rules and parse options), on the websocket (onSubscribe: graphql-ws
+ * runs no Apollo plugins) and on every REST row (checked once when the route table compiles,
+ * since a row's document never changes).
+ *
+ * Depth is our own rule (QUERY_TOO_DEEP, unchanged). Aliases, directives and the cost budget
+ * come from graphql-armor's rules; root fields are counted here; tokens are graphql-js's own
+ * parser limit. Every refusal but depth carries the code QUERY_TOO_COMPLEX and names its limit.
  */
-import { ASTVisitor, FragmentDefinitionNode, GraphQLError, Kind, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
+import {
+  ASTVisitor,
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  parse,
+  SelectionSetNode,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 
 export const MAX_QUERY_DEPTH = 12;
+
+/**
+ * Measured on the route table (the largest row, the homepage: 181 tokens, 44 aliases, cost 538)
+ * with room for dashboard queries; a flood of 1,500 aliased fields is ~18,000 tokens.
+ */
+export const LIMITS = {
+  tokens: 2000,
+  aliases: 60,
+  rootFields: 10,
+  directives: 20,
+  cost: 3000,
+} as const;
+
+export type LimitName = keyof typeof LIMITS;
+
+export const TOO_COMPLEX = 'QUERY_TOO_COMPLEX';
+
+const tooComplex = (limit: LimitName, message: string) =>
+  new GraphQLError(message, { extensions: { code: TOO_COMPLEX, limit } });
+
+/** Armor's rules report "Syntax Error: <limit> exceeded, found N."; we report it under our code. */
+const armor = (limit: LimitName) => ({
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) =>
+      context?.reportError(tooComplex(limit, error.message.replace(/^Syntax Error: /, ''))),
+  ],
+});
+
+/** Root fields of each operation, counting those reached through fragments. */
+export function rootFieldLimit(max: number = LIMITS.rootFields): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => {
+    const count = (selectionSet: SelectionSetNode, seen: Set<string>): number => {
+      let fields = 0;
+      for (const selection of selectionSet.selections) {
+        if (selection.kind === Kind.FIELD) fields += selection.name.value === '__typename' ? 0 : 1;
+        else if (selection.kind === Kind.INLINE_FRAGMENT) fields += count(selection.selectionSet, seen);
+        else if (!seen.has(selection.name.value)) {
+          const fragment = context.getFragment(selection.name.value);
+          if (fragment) fields += count(fragment.selectionSet, new Set([...seen, selection.name.value]));
+        }
+      }
+      return fields;
+    };
+    return {
+      OperationDefinition(operation) {
+        const fields = count(operation.selectionSet, new Set());
+        if (fields > max) context.reportError(tooComplex('rootFields', `Root fields limit of ${max} exceeded, found ${fields}.`));
+      },
+    };
+  };
+}
 
 export function depthLimit(maxDepth = MAX_QUERY_DEPTH): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
@@ -42,4 +113,42 @@ export function depthLimit(maxDepth = MAX_QUERY_DEPTH): ValidationRule {
       },
     };
   };
+}
+
+/** The validation rules added to graphql's own, everywhere a document is validated. */
+export const limitRules: ValidationRule[] = [
+  depthLimit(),
+  rootFieldLimit(),
+  maxAliasesRule({ n: LIMITS.aliases, ...armor('aliases') }),
+  maxDirectivesRule({ n: LIMITS.directives, ...armor('directives') }),
+  costLimitRule({ maxCost: LIMITS.cost, ...armor('cost') }),
+];
+
+/** graphql-js stops lexing past this many tokens, so a huge document costs almost nothing. */
+export const parseOptions = { maxTokens: LIMITS.tokens };
+
+/** graphql-js's words for its token limit (Apollo reports it as a plain parse failure). */
+const TOKEN_LIMIT = /^Syntax Error: Document contains more tha[nt] (\d+) tokens\./;
+
+/** A syntax error that is the token limit becomes QUERY_TOO_COMPLEX; others stay as they are. */
+export function tokenLimitError(error: GraphQLError): GraphQLError | undefined {
+  const match = TOKEN_LIMIT.exec(error.message);
+  return match ? tooComplex('tokens', `Token limit of ${match[1]} exceeded.`) : undefined;
+}
+
+/** `parse` under the token limit, for callers outside Apollo (the websocket). */
+export function parseLimited(source: string): DocumentNode {
+  try {
+    return parse(source, parseOptions);
+  } catch (error) {
+    throw (error instanceof GraphQLError && tokenLimitError(error)) || error;
+  }
+}
+
+/**
+ * graphql-js suggests names ("Did you mean "orderUpdates"?") in validation errors; in
+ * production that maps a schema whose introspection is off, so the suggestion is cut.
+ */
+export function withoutSuggestions(message: string): string {
+  return message.replace(/\s*Did you mean .+\?$/s, '');
 }

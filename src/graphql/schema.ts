@@ -20,6 +20,7 @@ import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker, markSignedInFields } from './auth-checker';
+import { refuseControlCharacters } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -51,6 +52,8 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     resolvers,
     authChecker,
     pubSub,
+    // Runs before each resolver (and before argument validation): one string rule for all inputs.
+    globalMiddlewares: [refuseControlCharacters],
     validate: VALIDATE_SETTINGS,
   });
   return markSignedInFields(schema);

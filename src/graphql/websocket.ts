@@ -2,45 +2,83 @@
  * GraphQL over websockets (graphql-ws) on the /graphql path. A token is required in
  * `connection_init` ({ authorization: "Bearer ..." }) or the upgrade request's header. Only
  * subscriptions belong on the socket; the /graphql limits are applied here by hand because
- * graphql-ws runs none of Apollo's plugins or validation rules.
+ * graphql-ws runs none of Apollo's plugins, validation rules or formatError. The socket-level
+ * guards (frame size, socket caps, connection rate, token life, slow consumers) are in
+ * socket-guard.ts.
  */
 import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, OperationTypeNode, parse, specifiedRules, validate } from 'graphql';
+import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, OperationTypeNode, specifiedRules, validate } from 'graphql';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../common/errors';
+import { clientIp } from '../common/client-ip';
 import { Logger } from '../common/logger';
-import { createContext, ContextSource } from '../context';
-import { depthLimit } from './limits';
+import { Config } from '../config';
+import { createContext, Services, Viewer } from '../context';
+import { formatGraphQLError, FormatOptions } from './errors';
+import { limitRules, parseLimited } from './limits';
+import { CLOSE, SocketGuard } from './socket-guard';
 
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 20;
 
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown; token?: unknown };
-type Extra = { request: IncomingMessage; authorization?: string };
+type Extra = { request: IncomingMessage; authorization?: string; viewer?: Viewer };
 
 export interface WebSocketOptions {
   httpServer: HttpServer;
   schema: GraphQLSchema;
+  config: Config;
   logger: Logger;
-  source: (request: IncomingMessage) => Omit<ContextSource, 'authorization' | 'requestId'>;
+  em: EntityManager;
+  services: Services;
+  format: FormatOptions;
 }
 
-export function startWebSocketServer({ httpServer, schema, logger, source }: WebSocketOptions) {
-  const wss = new WebSocketServer({ server: httpServer, path: '/graphql' });
-  const rules = [...specifiedRules, depthLimit()];
+export function startWebSocketServer({ httpServer, schema, config, logger, em, services, format }: WebSocketOptions) {
+  const guard = new SocketGuard(config.websocket, em, logger);
+  const ipOf = (request: IncomingMessage) => clientIp(request, config.trustProxy);
+  const wss = new WebSocketServer({
+    server: httpServer,
+    path: '/graphql',
+    // ws reads a frame's length from its header and closes (1009) before buffering a larger one.
+    maxPayload: config.websocket.maxPayloadBytes,
+    verifyClient: (info, done) => {
+      guard.verifyUpgrade(ipOf(info.req)).then(
+        (verdict) =>
+          verdict.ok
+            ? done(true)
+            : done(false, verdict.status, verdict.message, verdict.retryAfter ? { 'Retry-After': String(verdict.retryAfter) } : undefined),
+        (error) => {
+          logger.error({ err: error }, 'websocket upgrade check failed');
+          done(false, 500, 'Server Error');
+        },
+      );
+    },
+  });
+  const rules = [...specifiedRules, ...limitRules];
+  const contextFor = (request: IncomingMessage, authorization?: string) =>
+    createContext({ em, services, logger, ip: ipOf(request), authorization });
+
+  const revocations = services.tokenEvents.subscribe('revoked');
+  void (async () => {
+    for await (const { jti } of revocations) guard.revoked(jti);
+  })().catch((error) => logger.error({ err: error }, 'token revocation feed stopped'));
 
   const cleanup = useServer<ConnectionParams, Extra>(
     {
       schema,
       onConnect: async (ctx) => {
         const authorization = bearerFrom(ctx.connectionParams) ?? ctx.extra.request.headers.authorization;
-        const context = await createContext({ ...source(ctx.extra.request), authorization });
+        const context = await contextFor(ctx.extra.request, authorization);
         if (!context.viewer) {
           const reason = (context.authError ?? new AppError('UNAUTHENTICATED', 'Unauthenticated.')).message;
-          ctx.extra.socket.close(4401, reason);
+          ctx.extra.socket.close(CLOSE.unauthorized, reason);
           return false;
         }
+        if (!guard.authenticated(ctx.extra.socket, context.viewer)) return false;
         ctx.extra.authorization = authorization;
+        ctx.extra.viewer = context.viewer;
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
@@ -50,7 +88,7 @@ export function startWebSocketServer({ httpServer, schema, logger, source }: Web
         }
         let document;
         try {
-          document = parse(payload.query);
+          document = parseLimited(payload.query);
         } catch (error) {
           return [error as GraphQLError];
         }
@@ -64,18 +102,32 @@ export function startWebSocketServer({ httpServer, schema, logger, source }: Web
           return [new GraphQLError('Only subscriptions are served over the websocket; send queries and mutations to POST /graphql.', { extensions: { code: 'OPERATION_NOT_ALLOWED' } })];
         }
         // The caller is checked again for every subscription: a token revoked since connecting stops here.
-        const contextValue = await createContext({ ...source(ctx.extra.request), authorization: ctx.extra.authorization });
+        const contextValue = await contextFor(ctx.extra.request, ctx.extra.authorization);
         if (!contextValue.viewer) return [new GraphQLError(contextValue.authError?.message ?? 'Unauthenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
       },
+      // The same shapes as /graphql: codes, no suggestions in production, internal errors masked.
       onError: (_ctx, _id, _payload, errors) => {
         logger.debug({ errors: errors.map((e) => e.message) }, 'websocket operation error');
+        return errors.map((e) => formatGraphQLError(e.toJSON(), e, format));
       },
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((e) => formatGraphQLError(e.toJSON(), e, format)) } : undefined,
     },
     wss,
+    config.websocket.keepAliveSeconds * 1000,
   );
+  wss.on('connection', (socket, request) => {
+    guard.opened(socket, ipOf(request));
+    // ws closes a socket whose frame it refuses (1009 too large, 1002 malformed) by itself;
+    // graphql-ws's listener would print each one to stderr, which any anonymous peer could fill.
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => logger.debug({ err: error }, 'websocket protocol error'));
+  });
   return {
     async dispose() {
+      guard.dispose();
+      await revocations.return?.();
       await cleanup.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },

@@ -11,10 +11,13 @@ import {
   Kind,
   OperationDefinitionNode,
   parse,
+  specifiedRules,
   validate,
 } from 'graphql';
 import { AppError, FieldErrors, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
+import { controlCharacterErrors } from '../graphql/control-characters';
+import { limitRules, parseOptions } from '../graphql/limits';
 import { RestRoute } from './route';
 import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError } from './respond';
@@ -33,8 +36,9 @@ export interface CompiledRoute extends RestRoute {
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   return routes.map((route) => {
     const where = `${route.method} ${route.path}`;
-    const ast = parse(route.document);
-    const problems = validate(schema, ast).map((e) => e.message);
+    const ast = parse(route.document, parseOptions);
+    // The limits of /graphql hold for every row; a row's document is fixed, so once is enough.
+    const problems = validate(schema, ast, [...specifiedRules, ...limitRules]).map((e) => e.message);
     const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     if (operations.length !== 1) problems.push('the document must hold exactly one operation');
     const operation = operations[0];
@@ -111,6 +115,10 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
     const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
     if (value !== undefined) variables[name] = value;
   }
+  // The shared string rule of every resolver (graphql/control-characters.ts), applied here
+  // first so that a path parameter or header is named as the client sent it.
+  const control = controlCharacterErrors(variables);
+  if (control) throw validationFailed({ ...reader.errors, ...control });
   if (Object.keys(reader.errors).length > 0) {
     throw validationFailed(withRuleErrors(reader.errors, await ruleErrors(schema, route.operation, variables)));
   }

@@ -21,7 +21,8 @@ export async function registerCustomer(server: TestServer, phone = uniquePhone()
   const code = server.whatsapp.lastCodeFor(phone);
   const verified = await server.http.post('/v1/auth/customer/verify-otp', { phone_number: phone, verification_code: code });
   if (verified.status !== 200) throw new Error(`verify-otp answered ${verified.status}: ${JSON.stringify(verified.body)}`);
-  const created = await server.http.post('/v1/auth/customer/complete-profile', { phone_number: phone, ...names });
+  const registration_token = verified.body.data.registration_token;
+  const created = await server.http.post('/v1/auth/customer/complete-profile', { phone_number: phone, registration_token, ...names });
   if (created.status !== 201) throw new Error(`complete-profile answered ${created.status}: ${JSON.stringify(created.body)}`);
   return { token: created.body.data.access_token, user: created.body.data.user };
 }

@@ -4,7 +4,7 @@
  */
 import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { Database, openDatabase } from '../../src/db/orm';
+import { Database, openDatabase, SessionLimits } from '../../src/db/orm';
 
 let opened = 0;
 
@@ -25,14 +25,14 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
 }
 
 /** The database is this process's own (pid in the name) and is dropped when closed. */
-export async function openTestDatabase(): Promise<Database> {
+export async function openTestDatabase(serving: { poolMax?: number; limits?: SessionLimits } = {}): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
-  if (!serverUrl) return openDatabase({});
+  if (!serverUrl) return openDatabase({ ...serving });
   const url = new URL(serverUrl);
   const name = `${url.pathname.slice(1) || 'test'}_jest_${process.pid}_${++opened}`;
   await onServer(serverUrl, `create database "${name}"`);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString() });
+  const db = await openDatabase({ databaseUrl: url.toString(), ...serving });
   return {
     ...db,
     async close() {

@@ -54,10 +54,18 @@ export async function startTestServer(env: Record<string, string> = {}, shared?:
     // Every test request comes from 127.0.0.1: the IP caps are tested on their own.
     OTP_MAX_PER_IP_PER_HOUR: '100000',
     OTP_MAX_PER_IP_PER_DAY: '100000',
+    WS_MAX_SOCKETS_PER_IP: '100000',
+    WS_CONNECTIONS_PER_IP_PER_MINUTE: '100000',
+    // Tests place many orders a minute from one customer and 127.0.0.1: the limits have their own tests.
+    ORDERS_PER_CUSTOMER_PER_MINUTE: '100000',
+    ORDERS_PER_IP_PER_MINUTE: '100000',
+    PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '100000',
+    PROMO_FAILURES_PER_IP_PER_HOUR: '100000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const db = shared ?? (await openTestDatabase());
+  // The serving pool as in production: its size and session limits come from the config.
+  const db = shared ?? (await openTestDatabase({ poolMax: config.database.poolMax, limits: config.database }));
   const app = await createApp(config, db.orm, createLogger(config.logLevel), { clock: options.clock });
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = app.httpServer.address() as AddressInfo;

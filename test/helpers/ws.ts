@@ -82,3 +82,79 @@ export function subscribe<T = Record<string, unknown>>(client: Client, query: st
     },
   };
 }
+
+export interface RawSocket {
+  socket: WebSocket;
+  /** The HTTP answer when the upgrade was refused (e.g. 429). */
+  refused: Promise<{ status: number; retryAfter?: string }>;
+  opened: Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  /** Messages received, parsed. */
+  messages: { type: string; id?: string; payload?: any }[];
+  /** Resolves with the first message of this type (rejects if the socket closes first). */
+  next(type: string, ms?: number): Promise<{ type: string; id?: string; payload?: any }>;
+  send(message: unknown): void;
+}
+
+/** A websocket speaking graphql-ws by hand: the tests control every frame (and can stop reading). */
+export function rawSocket(url: string, headers: Record<string, string> = {}): RawSocket {
+  const socket = new WebSocket(url, 'graphql-transport-ws', { headers });
+  const messages: RawSocket['messages'] = [];
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    const current = waiters;
+    waiters = [];
+    current.forEach((w) => w());
+  };
+  const refused = new Promise<{ status: number; retryAfter?: string }>((resolve) =>
+    socket.on('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] });
+      socket.terminate();
+    }),
+  );
+  const opened = new Promise<void>((resolve) => socket.on('open', () => resolve()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => {
+      resolve({ code, reason: reason.toString() });
+      wake();
+    }),
+  );
+  socket.on('error', () => undefined); // the close event carries what the tests read
+  socket.on('message', (data) => {
+    messages.push(JSON.parse((data as Buffer).toString()) as RawSocket['messages'][number]);
+    wake();
+  });
+  return {
+    socket,
+    refused,
+    opened,
+    closed,
+    messages,
+    send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)),
+    next(type, ms = 5000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${type}; got ${JSON.stringify(messages)}`)), ms);
+        const check = () => {
+          const found = messages.find((m) => m.type === type);
+          if (found) {
+            clearTimeout(timer);
+            resolve(found);
+          } else if (socket.readyState === WebSocket.CLOSED) {
+            clearTimeout(timer);
+            reject(new Error(`the socket closed before ${type}; got ${JSON.stringify(messages)}`));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+  };
+}
+
+/** Opens a raw socket and completes connection_init with the token; resolves once acknowledged. */
+export async function initSocket(url: string, token: string): Promise<RawSocket> {
+  const raw = rawSocket(url);
+  await raw.opened;
+  raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+  await raw.next('connection_ack');
+  return raw;
+}

@@ -3,14 +3,21 @@ import { ApiError, gql } from './api';
 import { h, render } from './dom';
 import { saveSession } from './session';
 
-type Session = { accessToken: string | null; userExists: boolean; phoneNumber: string; user: { firstName: string; lastName: string } | null };
+type Session = {
+  accessToken: string | null;
+  userExists: boolean;
+  phoneNumber: string;
+  user: { firstName: string; lastName: string } | null;
+  /** A new number: what completeProfile requires (single use), proving this browser verified it. */
+  registrationToken?: string | null;
+};
 
 const SEND = `mutation($phone: String!) { sendOtp(input: { phoneNumber: $phone }) { message challenge { phoneNumber expiresIn } } }`;
 const VERIFY = `mutation($phone: String!, $code: String!) {
-  verifyOtp(input: { phoneNumber: $phone, verificationCode: $code }) { session { accessToken userExists phoneNumber user { firstName lastName } } }
+  verifyOtp(input: { phoneNumber: $phone, verificationCode: $code }) { session { accessToken userExists phoneNumber registrationToken user { firstName lastName } } }
 }`;
-const REGISTER = `mutation($phone: String!, $first: String!, $last: String!) {
-  completeProfile(input: { phoneNumber: $phone, firstName: $first, lastName: $last }) { session { accessToken userExists phoneNumber user { firstName lastName } } }
+const REGISTER = `mutation($phone: String!, $first: String!, $last: String!, $registration: String) {
+  completeProfile(input: { phoneNumber: $phone, firstName: $first, lastName: $last, registrationToken: $registration }) { session { accessToken userExists phoneNumber user { firstName lastName } } }
 }`;
 
 export function signInView(root: Element, signedIn: () => void): void {
@@ -69,14 +76,14 @@ export function signInView(root: Element, signedIn: () => void): void {
       void busy(codeForm, async () => {
         const { session } = (await gql<{ verifyOtp: { session: Session } }>(VERIFY, { phone, code: codeInput.value })).verifyOtp;
         if (session.userExists) finish(session);
-        else showRegister(phone);
+        else showRegister(phone, session.registrationToken ?? null);
       });
     });
     render(root, h('h1', {}, 'Sign in'), codeForm, error);
     codeInput.focus();
   };
 
-  const showRegister = (phone: string) => {
+  const showRegister = (phone: string, registration: string | null) => {
     const first = h('input', { id: 'first-name', required: true, autocomplete: 'given-name' });
     const last = h('input', { id: 'last-name', required: true, autocomplete: 'family-name' });
     const form = h(
@@ -92,7 +99,7 @@ export function signInView(root: Element, signedIn: () => void): void {
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void busy(form, async () => {
-        finish((await gql<{ completeProfile: { session: Session } }>(REGISTER, { phone, first: first.value, last: last.value })).completeProfile.session);
+        finish((await gql<{ completeProfile: { session: Session } }>(REGISTER, { phone, first: first.value, last: last.value, registration })).completeProfile.session);
       });
     });
     render(root, h('h1', {}, 'Create your account'), form, error);

@@ -11,6 +11,8 @@ export async function purgeExpiredAuthRecords(em: EntityManager): Promise<number
     `delete from otp_sends where created_at < now() - interval '1 day'`,
     `delete from phone_verifications where expires_at < now()`,
     `delete from revoked_tokens where expires_at < now()`,
+    // Shared rate-limit counters whose window is over (milliseconds since the epoch).
+    `delete from rate_limits where expire < extract(epoch from now()) * 1000`,
   ];
   let removed = 0;
   for (const sql of statements) {

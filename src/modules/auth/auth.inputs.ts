@@ -55,4 +55,13 @@ export class CompleteProfileInput extends DeviceFields {
   @IsNotEmpty({ message: 'lastName is required.' })
   @MaxLength(100)
   lastName!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The registrationToken verifyOtp returned for this phone. Without it the phone counts as not verified (403).',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  registrationToken?: string | null;
 }

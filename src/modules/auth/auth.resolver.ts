@@ -14,6 +14,8 @@ const toSession = (s: Session): AuthSession => ({
   tokenType: s.token?.tokenType ?? null,
   expiresIn: s.token?.expiresIn ?? null,
   user: s.user,
+  registrationToken: s.registration?.token ?? null,
+  registrationExpiresIn: s.registration?.expiresIn ?? null,
 });
 
 @Resolver()

@@ -7,7 +7,9 @@ const SESSION = `
   access_token: accessToken
   token_type: tokenType
   expires_in: expiresIn
-  user { ...RestUser }`;
+  user { ...RestUser }
+  registration_token: registrationToken
+  registration_expires_in: registrationExpiresIn`;
 
 export const USER_FIELDS = `
   fragment RestUser on User {
@@ -47,8 +49,8 @@ export const authRoutes: RestRoute[] = [
     path: '/v1/auth/customer/complete-profile',
     status: 201,
     envelope: 'message',
-    document: `mutation CompleteProfile($phone_number: String!, $first_name: String!, $last_name: String!, $device_id: String, $push_token: String) {
-      completeProfile(input: { phoneNumber: $phone_number, firstName: $first_name, lastName: $last_name, deviceId: $device_id, pushToken: $push_token }) {
+    document: `mutation CompleteProfile($phone_number: String!, $first_name: String!, $last_name: String!, $registration_token: String, $device_id: String, $push_token: String) {
+      completeProfile(input: { phoneNumber: $phone_number, firstName: $first_name, lastName: $last_name, registrationToken: $registration_token, deviceId: $device_id, pushToken: $push_token }) {
         message
         data: session { ${SESSION} }
       }

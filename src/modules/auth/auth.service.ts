@@ -2,6 +2,7 @@
  * Customer phone sign-in (spec §4.1): send-otp -> verify-otp -> complete-profile for new
  * users; me and logout for signed-in ones. REST and GraphQL both land here.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, conflict, forbidden, invalidField } from '../../common/errors';
 import { normalizePhone } from '../../common/phone';
@@ -23,6 +24,8 @@ export interface Session {
   phoneNumber: string;
   token: IssuedToken | null;
   user: User | null;
+  /** A new phone only: what complete-profile needs to register it, and for how many seconds. */
+  registration?: { token: string; expiresIn: number };
 }
 
 export interface DeviceInput {
@@ -54,30 +57,45 @@ export async function verifyOtp(ctx: Context, input: { phoneNumber: string; veri
     await rememberDevice(ctx.em, user.id, input);
     return { userExists: true, phoneNumber, token: issueToken(ctx, user.id), user };
   }
-  // The phone is proven; complete-profile may register it within the verification window.
+  // The phone is proven to this caller: only the holder of this token may register it, once,
+  // within the verification window. A later verification replaces the token.
+  const registrationToken = randomBytes(32).toString('base64url');
+  const expiresIn = ctx.services.config.otp.verificationTtlSeconds;
   await ctx.em.execute(
-    `insert into phone_verifications (phone_number, expires_at) values (?, now() + make_interval(secs => ?))
-     on conflict (phone_number) do update set expires_at = excluded.expires_at`,
-    [phoneNumber, ctx.services.config.otp.verificationTtlSeconds],
+    `insert into phone_verifications (phone_number, expires_at, token_hash, used_at)
+     values (?, now() + make_interval(secs => ?), ?, null)
+     on conflict (phone_number) do update
+       set expires_at = excluded.expires_at, token_hash = excluded.token_hash, used_at = null`,
+    [phoneNumber, expiresIn, sha256(registrationToken)],
   );
-  return { userExists: false, phoneNumber, token: null, user: null };
+  return { userExists: false, phoneNumber, token: null, user: null, registration: { token: registrationToken, expiresIn } };
 }
 
 export async function completeProfile(
   ctx: Context,
-  input: { phoneNumber: string; firstName: string; lastName: string } & DeviceInput,
+  input: { phoneNumber: string; firstName: string; lastName: string; registrationToken?: string | null } & DeviceInput,
 ): Promise<Session> {
   const phoneNumber = normalize(ctx, input.phoneNumber);
-  // Verification is checked before existence so that this path cannot probe who is registered.
-  const verified = await ctx.em.execute(
-    `select 1 from phone_verifications where phone_number = ? and expires_at > now()`,
-    [phoneNumber],
+  // The token is checked before existence so that this path cannot probe who is registered.
+  const notVerified = forbidden('The phone number has not been verified.');
+  const token = input.registrationToken?.trim();
+  if (!token) throw notVerified;
+  const tokenHash = sha256(token);
+  const [verification] = await ctx.em.execute<{ used: boolean }[]>(
+    `select used_at is not null as used from phone_verifications where phone_number = ? and token_hash = ? and expires_at > now()`,
+    [phoneNumber, tokenHash],
   );
-  if (verified.length === 0) throw forbidden('The phone number has not been verified.');
+  if (!verification) throw notVerified;
   const exists = conflict('A user with this phone number already exists.');
-  if (await findUserByPhone(ctx, phoneNumber)) throw exists;
+  // A spent token registered this phone already: a double-submitted form, not a stranger.
+  if (verification.used || (await findUserByPhone(ctx, phoneNumber))) throw exists;
   try {
     const user = await ctx.em.transactional(async (tx) => {
+      const spent = await tx.execute(
+        `update phone_verifications set used_at = now() where phone_number = ? and token_hash = ? and used_at is null returning 1`,
+        [phoneNumber, tokenHash],
+      );
+      if (spent.length === 0) throw exists; // a concurrent request with this token won
       const created = tx.create(User, {
         phoneNumber,
         firstName: input.firstName.trim(),
@@ -99,8 +117,13 @@ export async function me(ctx: Context): Promise<User> {
 }
 
 export async function logout(ctx: Context): Promise<void> {
-  await revokeToken(ctx, viewerOf(ctx));
+  const viewer = viewerOf(ctx);
+  await revokeToken(ctx, viewer);
+  // Open sockets of this token close now; the websocket's periodic re-check covers a lost notice.
+  ctx.services.tokenEvents.publish('revoked', { jti: viewer.tokenId });
 }
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 function normalize(ctx: Context, raw: string): string {
   const { defaultCountry, testNumbers } = ctx.services.config.otp;

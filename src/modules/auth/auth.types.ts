@@ -41,6 +41,15 @@ export class AuthSession {
 
   @Field(() => User, { nullable: true })
   user!: User | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'A new phone only: pass it to completeProfile, which requires it (single use).',
+  })
+  registrationToken!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Seconds the registration token stays valid.' })
+  registrationExpiresIn!: number | null;
 }
 
 @ObjectType()

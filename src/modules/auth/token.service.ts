@@ -11,6 +11,7 @@ import { unauthenticated } from '../../common/errors';
 import { RevokedToken } from './revoked-token.entity';
 
 const ALGORITHM = 'HS256';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface IssuedToken {
   accessToken: string;
@@ -64,8 +65,10 @@ function decode(jwtConfig: Config['jwt'], token: string): Viewer {
     const expired = error instanceof jwt.TokenExpiredError;
     throw unauthenticated(expired ? 'The token has expired.' : 'The token is invalid.');
   }
-  const userId = Number(payload.sub);
-  if (!Number.isSafeInteger(userId) || userId <= 0 || !payload.jti || !payload.exp) {
+  // Every claim is checked before any query uses it: a validly signed token with a malformed
+  // jti (not the UUID we issue) would otherwise fail the revocation lookup as a 500.
+  const userId = typeof payload.sub === 'string' && /^[1-9]\d{0,15}$/.test(payload.sub) ? Number(payload.sub) : NaN;
+  if (!Number.isSafeInteger(userId) || typeof payload.jti !== 'string' || !UUID.test(payload.jti) || typeof payload.exp !== 'number') {
     throw unauthenticated('The token is invalid.');
   }
   return { userId, tokenId: payload.jti, expiresAt: new Date(payload.exp * 1000) };

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { AppError, conflict, FieldErrors, invalidField, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
@@ -29,12 +29,24 @@ export interface PlacedOrder {
 /** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */
 const ABANDONED_AFTER_SECONDS = 60;
 
+/** What a key may be: visible ASCII, as long as the stored column (clients send UUIDs or similar). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = viewerOf(ctx);
   // The body's rules (quantity 1–99, ...) are checked here rather than before the resolver, so
   // that one 422 names them with the problems only the database knows (docs/decisions.md).
   const problems = await ruleProblems(input);
   const key = idempotencyKey?.trim() || null;
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+    throw invalidField('idempotencyKey', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).');
+  }
+  // Shared by every instance: per customer and per client IP.
+  const caller = { userId: viewer.userId, ip: ctx.ip };
+  const { orders, promoFailures } = ctx.services.rateLimits;
+  const withPromo = Boolean(input.codePromo?.trim());
+  if (withPromo) await promoFailures.check(caller);
+  await orders.consume(caller);
   if (key) {
     const replay = await claimKey(ctx.em, viewer.userId, key, requestHash(input));
     if (replay) return replay;
@@ -56,6 +68,8 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   } catch (error) {
     // Nothing was written: free the key so that a corrected request can use it.
     if (key) await ctx.em.execute(`delete from idempotency_keys where user_id = ? and key = ? and response is null`, [viewer.userId, key]);
+    // A refused code counts against guessing (whatever else the cart got wrong).
+    if (withPromo && error instanceof AppError && error.details.fields?.codePromo) await promoFailures.penalize(caller);
     throw error;
   }
 }

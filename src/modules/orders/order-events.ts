@@ -88,3 +88,35 @@ export async function eventsAfter(ctx: Context, order: Order, afterSeq: number):
     driverId: e.driver_id,
   }));
 }
+
+/**
+ * Events of the last `lookbackSeconds` of the orders of some stores (or of one driver), in
+ * (order, seq) order: what store and driver streams re-read to make up for a lost bus message.
+ */
+export async function recentEvents(
+  ctx: Context,
+  column: 'store_id' | 'driver_id',
+  ids: number[],
+  lookbackSeconds = 60,
+): Promise<OrderEventMessage[]> {
+  if (ids.length === 0) return [];
+  const rows = await ctx.em.execute<
+    { order_id: number; seq: number; type: OrderEventType; status: string; created_at: Date; data: Record<string, unknown> | null; store_id: number; driver_id: number | null }[]
+  >(
+    `select e.order_id, e.seq, e.type, e.status, e.created_at, e.data, o.store_id, o.driver_id
+     from order_events e join orders o on o.id = e.order_id
+     where o.${column === 'store_id' ? 'store_id' : 'driver_id'} in (?) and e.created_at > now() - make_interval(secs => ?)
+     order by e.order_id, e.seq`,
+    [ids, lookbackSeconds],
+  );
+  return rows.map((e) => ({
+    orderId: Number(e.order_id),
+    seq: e.seq,
+    type: e.type,
+    status: e.status,
+    at: new Date(e.created_at).toISOString(),
+    data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
+    storeId: e.store_id,
+    driverId: e.driver_id,
+  }));
+}

@@ -2,15 +2,43 @@
  * Live order streams for subscriptions. An order stream first replays the stored events the
  * client has not seen (seq > afterSeq), then streams live ones, skipping duplicates and filling
  * gaps from the database, so a client that resumes with its last seq loses nothing.
+ *
+ * The bus may lose messages (Redis down, a dropped connection): every stream also reads the
+ * database on a timer, every 2 s while the bus is down and every 30 s otherwise, so an outage
+ * delays events but never drops them.
  */
 import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
-import { eventsAfter, OrderEventMessage, subscribeEvents, topics } from '../orders/order-events';
+import { eventsAfter, OrderEventMessage, recentEvents, subscribeEvents, topics } from '../orders/order-events';
 import { FINAL_STATUSES, OrderStatus } from '../orders/order-status';
 import { getOrderForParticipant } from '../orders/order.service';
 
-/** One catch-up read this long after subscribing covers events published while it was set up. */
+/** The first catch-up read, this long after subscribing, covers events published while it was set up. */
 const CATCH_UP_AFTER_MS = 1000;
+/** Later catch-up reads: often while the bus is down, rarely (a lost message) while it is up. */
+const CATCH_UP_BUS_DOWN_MS = 2000;
+const CATCH_UP_BUS_UP_MS = 30_000;
+
+type Tick = 'catch-up';
+/** Resolves after `ms`. */
+const catchUpIn = (ms: number) => {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<Tick>((resolve) => (timer = setTimeout(() => resolve('catch-up'), ms).unref()));
+  return { promise, cancel: () => clearTimeout(timer) };
+};
+/** Resolves when the next read is due: the bus's health is looked at every 2 s, so an outage is noticed fast. */
+const nextCatchUp = (ctx: Context) => {
+  const since = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<Tick>((resolve) => {
+    const check = () => {
+      if (!ctx.services.busHealthy() || Date.now() - since >= CATCH_UP_BUS_UP_MS) resolve('catch-up');
+      else timer = setTimeout(check, CATCH_UP_BUS_DOWN_MS).unref();
+    };
+    timer = setTimeout(check, CATCH_UP_BUS_DOWN_MS).unref();
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+};
 
 const isFinal = (event: OrderEventMessage) => event.type === 'status' && FINAL_STATUSES.includes(event.status as OrderStatus);
 
@@ -21,6 +49,7 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
 
   async function* stream(): AsyncGenerator<OrderEventMessage> {
     let last = afterSeq;
+    let catchUp: ReturnType<typeof catchUpIn> | undefined;
     const fromDatabase = async function* (before = Infinity) {
       for (const event of await eventsAfter(ctx, order, last)) {
         if (event.seq >= before) return;
@@ -36,15 +65,15 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
       // Ended before we subscribed and its final event is at or before afterSeq: nothing more
       // can come (no event follows a final status), so the stream ends instead of idling.
       if (FINAL_STATUSES.includes(order.status)) return;
-      let catchUp: Promise<'catch-up'> | null = new Promise((resolve) => setTimeout(() => resolve('catch-up'), CATCH_UP_AFTER_MS).unref());
+      catchUp = catchUpIn(CATCH_UP_AFTER_MS);
       for (;;) {
-        const next = await (catchUp ? Promise.race([pending, catchUp]) : pending);
+        const next = await Promise.race([pending, catchUp.promise]);
         if (next === 'catch-up') {
-          catchUp = null;
           for await (const event of fromDatabase()) {
             yield event;
             if (isFinal(event)) return;
           }
+          catchUp = nextCatchUp(ctx);
           continue;
         }
         if (next.done) return;
@@ -57,6 +86,7 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
         if (isFinal(event)) return;
       }
     } finally {
+      catchUp?.cancel();
       await live.return?.();
     }
   }
@@ -64,11 +94,55 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
 }
 
 /** Events of every order of the given stores (an owner's dashboard), merged. */
-export function storesStream(ctx: Context, storeIds: number[]): AsyncIterable<OrderEventMessage> {
-  return Repeater.merge(storeIds.map((id) => subscribeEvents(ctx.services.pubSub, topics.store(id))));
+export function storesStream(ctx: Context, storeIds: number[]): Promise<AsyncIterable<OrderEventMessage>> {
+  const live = Repeater.merge(storeIds.map((id) => subscribeEvents(ctx.services.pubSub, topics.store(id))));
+  return caughtUp(ctx, live, { column: 'store_id', ids: storeIds });
 }
 
 /** Events of the orders assigned to a driver (assignments, then their changes). */
-export function driverStream(ctx: Context, driverId: number): AsyncIterable<OrderEventMessage> {
-  return subscribeEvents(ctx.services.pubSub, topics.driver(driverId));
+export function driverStream(ctx: Context, driverId: number): Promise<AsyncIterable<OrderEventMessage>> {
+  return caughtUp(ctx, subscribeEvents(ctx.services.pubSub, topics.driver(driverId)), { column: 'driver_id', ids: [driverId] });
+}
+
+/**
+ * A live stream of many orders' events, completed from the database: recent events of the
+ * matching orders are re-read on the catch-up timer and each order's events pass once, in seq
+ * order (an order's seq follows its commits: it is allocated under the order row's lock).
+ */
+async function caughtUp(
+  ctx: Context,
+  live: AsyncIterable<OrderEventMessage>,
+  orders: { column: 'store_id' | 'driver_id'; ids: number[] },
+): Promise<AsyncIterable<OrderEventMessage>> {
+  const sent = new Map<number, number>(); // order id -> last seq sent
+  const recent = () => recentEvents(ctx, orders.column, orders.ids);
+  // What happened before subscribing is not news: only later events are sent.
+  for (const event of await recent()) sent.set(event.orderId, Math.max(event.seq, sent.get(event.orderId) ?? 0));
+  const iterator = live[Symbol.asyncIterator]();
+  let pending = iterator.next();
+  const isNew = (event: OrderEventMessage) => {
+    if (event.seq <= (sent.get(event.orderId) ?? 0)) return false;
+    sent.set(event.orderId, event.seq);
+    return true;
+  };
+  async function* stream(): AsyncGenerator<OrderEventMessage> {
+    let catchUp = nextCatchUp(ctx);
+    try {
+      for (;;) {
+        const next = await Promise.race([pending, catchUp.promise]);
+        if (next === 'catch-up') {
+          for (const event of await recent()) if (isNew(event)) yield event;
+          catchUp = nextCatchUp(ctx);
+          continue;
+        }
+        if (next.done) return;
+        pending = iterator.next();
+        if (isNew(next.value)) yield next.value;
+      }
+    } finally {
+      catchUp.cancel();
+      await iterator.return?.();
+    }
+  }
+  return stream();
 }

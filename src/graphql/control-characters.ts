@@ -1,0 +1,37 @@
+/**
+ * One rule for every string a caller sends, on every field of every way in (REST runs the same
+ * resolvers): NUL and the other control characters are refused with 422 naming the field. They
+ * have no business in names, searches, slugs, tokens, addresses or codes, PostgreSQL cannot
+ * store NUL in text (it failed as a 500), and they forge lines in logs. Tab, line feed and
+ * carriage return stay allowed (instructions and descriptions have lines).
+ */
+import type { MiddlewareFn } from 'type-graphql';
+import { FieldErrors, validationFailed } from '../common/errors';
+
+// eslint-disable-next-line no-control-regex -- finding control characters is this rule's purpose
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** Field paths follow the validation errors' convention: an input object's own fields, else the argument. */
+export function controlCharacterErrors(args: Record<string, unknown>): FieldErrors | undefined {
+  const fields: FieldErrors = {};
+  const visit = (value: unknown, path: string) => {
+    if (typeof value === 'string') {
+      if (CONTROL.test(value)) fields[path] = [`The ${path} field must not contain control characters.`];
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => visit(item, `${path}.${i}`));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) visit(item, path ? `${path}.${key}` : key);
+    }
+  };
+  for (const [name, value] of Object.entries(args)) {
+    const isInputObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+    visit(value, isInputObject ? '' : name);
+  }
+  return Object.keys(fields).length > 0 ? fields : undefined;
+}
+
+export const refuseControlCharacters: MiddlewareFn = ({ args }, next) => {
+  const fields = controlCharacterErrors(args);
+  if (fields) throw validationFailed(fields);
+  return next();
+};

@@ -1,0 +1,188 @@
+/**
+ * What keeps websockets from exhausting the process: sockets per IP and per user are counted,
+ * connections per IP are rate limited at the upgrade, a socket's token is followed for its
+ * whole life (expiry and logout close it), and a consumer that stops taking data is dropped
+ * instead of letting its unsent messages pile up.
+ *
+ * Counts are per instance: each instance protects its own memory. Close codes: 4401 token no
+ * longer valid, 4429 too many sockets, 4408 slow consumer.
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { WebSocket } from 'ws';
+import { Config } from '../config';
+import { Logger } from '../common/logger';
+import type { Viewer } from '../context';
+
+export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
+
+/** Longest timer Node accepts (~24.8 days); a later expiry is re-armed when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface SocketState {
+  ip: string;
+  viewer?: Viewer;
+  expiry?: NodeJS.Timeout;
+  /** Messages handed to the socket and not yet written out. */
+  pending: number;
+  /** When the socket last took data (or when data started to wait). */
+  progressAt: number;
+}
+
+export type UpgradeVerdict = { ok: true } | { ok: false; status: number; message: string; retryAfter?: number };
+
+export class SocketGuard {
+  private readonly sockets = new Map<WebSocket, SocketState>();
+  private readonly perIp = new Map<string, number>();
+  private readonly perUser = new Map<number, Set<WebSocket>>();
+  private readonly connections: RateLimiterMemory;
+  private readonly timer: NodeJS.Timeout;
+  private sweeping = false;
+  private lastRecheck = Date.now();
+
+  constructor(
+    private readonly config: Config['websocket'],
+    private readonly em: EntityManager,
+    private readonly logger: Logger,
+  ) {
+    this.connections = new RateLimiterMemory({ points: config.connectionsPerIpPerMinute, duration: 60 });
+    this.timer = setInterval(() => void this.sweep(), 1000).unref();
+  }
+
+  /** At the HTTP upgrade: refuses with 429 before any websocket exists. */
+  async verifyUpgrade(ip: string): Promise<UpgradeVerdict> {
+    if ((this.perIp.get(ip) ?? 0) >= this.config.maxSocketsPerIp) {
+      return { ok: false, status: 429, message: 'Too many open connections from this address.' };
+    }
+    try {
+      await this.connections.consume(ip);
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      return { ok: false, status: 429, message: 'Too many connections; try again later.', retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+    }
+  }
+
+  /** A new socket: counted against its IP (concurrent upgrades may pass verifyUpgrade together). */
+  opened(socket: WebSocket, ip: string): void {
+    const state: SocketState = { ip, pending: 0, progressAt: Date.now() };
+    this.sockets.set(socket, state);
+    const count = (this.perIp.get(ip) ?? 0) + 1;
+    this.perIp.set(ip, count);
+    socket.once('close', () => this.closed(socket));
+    if (count > this.config.maxSocketsPerIp) {
+      socket.close(CLOSE.tooMany, 'Too many open connections from this address.');
+      return;
+    }
+    this.watchSends(socket, state);
+  }
+
+  /** After connection_init: counts the socket for its user and follows its token. False = refused (closed). */
+  authenticated(socket: WebSocket, viewer: Viewer): boolean {
+    const state = this.sockets.get(socket);
+    if (!state) return false; // closed meanwhile
+    const mine = this.perUser.get(viewer.userId) ?? new Set<WebSocket>();
+    if (mine.size >= this.config.maxSocketsPerUser) {
+      socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
+      return false;
+    }
+    mine.add(socket);
+    this.perUser.set(viewer.userId, mine);
+    state.viewer = viewer;
+    this.armExpiry(socket, state);
+    return true;
+  }
+
+  /** A token was revoked (on this instance or another): its sockets close now. */
+  revoked(jti: string): void {
+    for (const [socket, state] of this.sockets) {
+      if (state.viewer?.tokenId === jti) socket.close(CLOSE.unauthorized, 'The token has been revoked.');
+    }
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    for (const state of this.sockets.values()) clearTimeout(state.expiry);
+  }
+
+  private closed(socket: WebSocket): void {
+    const state = this.sockets.get(socket);
+    if (!state) return;
+    this.sockets.delete(socket);
+    clearTimeout(state.expiry);
+    const left = (this.perIp.get(state.ip) ?? 1) - 1;
+    if (left > 0) this.perIp.set(state.ip, left);
+    else this.perIp.delete(state.ip);
+    if (state.viewer) {
+      const mine = this.perUser.get(state.viewer.userId);
+      mine?.delete(socket);
+      if (mine?.size === 0) this.perUser.delete(state.viewer.userId);
+    }
+  }
+
+  private armExpiry(socket: WebSocket, state: SocketState): void {
+    const left = state.viewer!.expiresAt.getTime() - Date.now();
+    state.expiry = setTimeout(() => {
+      if (state.viewer!.expiresAt.getTime() > Date.now()) this.armExpiry(socket, state);
+      else socket.close(CLOSE.unauthorized, 'The token has expired.');
+    }, Math.min(Math.max(0, left), MAX_TIMER_MS)).unref();
+  }
+
+  /**
+   * graphql-ws awaits each send's callback, so a reader that stops makes messages wait in the
+   * socket and in the event queues behind it. Past the byte cap, or when nothing has been
+   * taken for the send timeout, the socket is dropped (the callback still runs, so nothing hangs).
+   */
+  private watchSends(socket: WebSocket, state: SocketState): void {
+    const send = socket.send.bind(socket) as (data: unknown, cb?: (err?: Error) => void) => void;
+    (socket as unknown as { send: typeof send }).send = (data, cb) => {
+      if (socket.bufferedAmount > this.config.maxBufferedBytes) {
+        this.drop(socket, 'buffer');
+        cb?.();
+        return;
+      }
+      if (state.pending === 0) state.progressAt = Date.now();
+      state.pending += 1;
+      send(data, (err) => {
+        state.pending -= 1;
+        state.progressAt = Date.now();
+        cb?.(err);
+      });
+    };
+  }
+
+  private drop(socket: WebSocket, why: 'buffer' | 'stalled'): void {
+    this.logger.warn({ why, bufferedBytes: socket.bufferedAmount }, 'dropping a websocket that does not read');
+    socket.close(CLOSE.slowConsumer, 'The connection does not read its messages.');
+    // A peer that does not read will not answer the close either.
+    setTimeout(() => socket.terminate(), 1000).unref();
+  }
+
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    for (const [socket, state] of this.sockets) {
+      if (state.pending > 0 && now - state.progressAt > this.config.sendTimeoutSeconds * 1000) this.drop(socket, 'stalled');
+    }
+    if (this.sweeping || now - this.lastRecheck < this.config.tokenRecheckSeconds * 1000) return;
+    this.sweeping = true;
+    this.lastRecheck = now;
+    try {
+      await this.recheckTokens();
+    } catch (error) {
+      this.logger.warn({ err: error }, 're-checking websocket tokens failed');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /** A revocation notice lost on the bus is caught here: open tokens against revoked_tokens. */
+  private async recheckTokens(): Promise<void> {
+    const ids = [...new Set([...this.sockets.values()].flatMap((s) => (s.viewer ? [s.viewer.tokenId] : [])))];
+    for (let i = 0; i < ids.length; i += 1000) {
+      const rows = await this.em
+        .fork()
+        .execute<{ jti: string }[]>(`select jti from revoked_tokens where jti in (?)`, [ids.slice(i, i + 1000)]);
+      for (const row of rows) this.revoked(row.jti);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Rate limits shared by every instance: fixed-window counters in PostgreSQL (`rate_limits`),
+ * each counted by one atomic upsert on the database's clock, so a limit holds whichever
+ * instance a request reaches and whatever the instances' clocks say. Each rule counts per
+ * customer and per client IP.
+ *
+ * (rate-limiter-flexible's PostgreSQL store was tried first: it names its prepared statements,
+ * and the embedded database serves every pooled connection from one session, where the second
+ * connection to prepare the same name fails. The soak found it.)
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import { rateLimited } from './common/errors';
+import { Config } from './config';
+import type { Orm } from './db/orm';
+
+export interface Caller {
+  userId: number;
+  ip: string;
+}
+
+export interface RateLimit {
+  /** Counts one attempt for the caller; 429 (with Retry-After) past either budget. */
+  consume(who: Caller): Promise<void>;
+  /** 429 when the caller has already used a budget up; counts nothing. */
+  check(who: Caller): Promise<void>;
+  /** Counts one attempt without refusing (a failure that makes the next attempt cost more). */
+  penalize(who: Caller): Promise<void>;
+}
+
+export interface RateLimits {
+  /** Order placements (checkout). */
+  orders: RateLimit;
+  /** Checkouts whose promo code was refused: guessing codes. */
+  promoFailures: RateLimit;
+}
+
+const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** Adds one to the key's window (a new window when the last one ended): the count and the ms left. */
+async function count(em: EntityManager, key: string, windowMs: number): Promise<{ points: number; msLeft: number }> {
+  const [row] = await em.execute<{ points: number; ms_left: string }[]>(
+    `insert into rate_limits (key, points, expire) values (?, 1, ${NOW_MS} + ?)
+     on conflict (key) do update set
+       points = case when rate_limits.expire <= ${NOW_MS} then 1 else rate_limits.points + 1 end,
+       expire = case when rate_limits.expire <= ${NOW_MS} then excluded.expire else rate_limits.expire end
+     returning points, greatest(0, expire - ${NOW_MS}) as ms_left`,
+    [key, windowMs],
+  );
+  return { points: row.points, msLeft: Number(row.ms_left) };
+}
+
+async function current(em: EntityManager, key: string): Promise<{ points: number; msLeft: number } | undefined> {
+  const [row] = await em.execute<{ points: number; ms_left: string }[]>(
+    `select points, expire - ${NOW_MS} as ms_left from rate_limits where key = ? and expire > ${NOW_MS}`,
+    [key],
+  );
+  return row && { points: row.points, msLeft: Number(row.ms_left) };
+}
+
+interface Budget {
+  prefix: string;
+  points: number;
+  windowSeconds: number;
+}
+
+export function createRateLimits(orm: Orm, config: Config['rateLimits']): RateLimits {
+  const rule = (perCustomer: Budget, perIp: Budget, message: string): RateLimit => {
+    const budgets = (who: Caller) => [
+      { ...perCustomer, key: `${perCustomer.prefix}:user:${who.userId}` },
+      { ...perIp, key: `${perIp.prefix}:ip:${who.ip}` },
+    ];
+    const refuse = (msLeft: number) => rateLimited(message, Math.max(1, Math.ceil(msLeft / 1000)));
+    return {
+      async consume(who) {
+        for (const budget of budgets(who)) {
+          const { points, msLeft } = await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
+          if (points > budget.points) throw refuse(msLeft);
+        }
+      },
+      async check(who) {
+        for (const budget of budgets(who)) {
+          const used = await current(orm.em.fork(), budget.key);
+          if (used && used.points >= budget.points) throw refuse(used.msLeft);
+        }
+      },
+      async penalize(who) {
+        for (const budget of budgets(who)) await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
+      },
+    };
+  };
+  return {
+    orders: rule(
+      { prefix: 'orders', points: config.ordersPerCustomerPerMinute, windowSeconds: 60 },
+      { prefix: 'orders', points: config.ordersPerIpPerMinute, windowSeconds: 60 },
+      'Too many orders placed. Please wait a moment.',
+    ),
+    promoFailures: rule(
+      { prefix: 'promo', points: config.promoFailuresPerCustomerPerHour, windowSeconds: 3600 },
+      { prefix: 'promo', points: config.promoFailuresPerIpPerHour, windowSeconds: 3600 },
+      'Too many promo codes tried. Try again later.',
+    ),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Faults (issue 10, findings 6 and 7): database statement, lock and pool-acquire timeouts answer
+ * 503 with Retry-After instead of hanging; /readyz answers within its own deadline and reports
+ * Redis; live streams keep delivering through a Redis outage and after it.
+ */
+import net from 'node:net';
+import { knex } from '@mikro-orm/knex';
+import { Client } from 'graphql-ws';
+import { Factory } from './helpers/factories';
+import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
+import { useTestServer } from './helpers/setup';
+import { startTestServer, TestServer } from './helpers/server';
+import { subscribe, wsClient } from './helpers/ws';
+
+let server: TestServer;
+let make: Factory;
+useTestServer((s, f) => {
+  server = s;
+  make = f;
+});
+
+const extra: TestServer[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await Promise.all(extra.splice(0).map((s) => s.close()));
+});
+
+/** A connection of its own (not from any pool) that holds a lock until released. */
+async function holdLock(target: TestServer, sql: string): Promise<() => Promise<void>> {
+  const own = knex({ client: 'pg', connection: target.db.orm.config.getClientUrl(), pool: { min: 1, max: 1 } });
+  const trx = await own.transaction();
+  await trx.raw(sql);
+  return async () => {
+    await trx.rollback();
+    await own.destroy();
+  };
+}
+
+const NEARBY = '/api/v1/stores/nearby?lat=33.5731&lng=-7.5898';
+
+describe('database timeouts', () => {
+  it('apply to every pooled session', async () => {
+    const rows = await server.db.orm.em.fork().execute(
+      `select current_setting('statement_timeout') as statement, current_setting('lock_timeout') as lock,
+              current_setting('idle_in_transaction_session_timeout') as idle`,
+    );
+    expect(rows).toEqual([{ statement: '10s', lock: '3s', idle: '30s' }]);
+  });
+
+  it('a held table lock answers 503 {message} with Retry-After within the lock timeout, and /readyz 503 at once', async () => {
+    // Its own database: the pool size and limits are the server's.
+    const s = await startTestServer({ DB_LOCK_TIMEOUT_MS: '500', DB_POOL_MAX: '2', DB_ACQUIRE_TIMEOUT_MS: '300', READY_TIMEOUT_MS: '300' });
+    extra.push(s);
+    const release = await holdLock(s, 'lock table stores in access exclusive mode');
+    try {
+      let started = Date.now();
+      const res = await s.http.get(NEARBY);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ message: 'The service is busy. Please try again shortly.' });
+      expect(res.headers.get('retry-after')).toBe('2');
+      expect(Date.now() - started).toBeLessThan(2000); // today: as long as the lock is held
+
+      const graphql = await s.http.graphql('query { nearbyStores(lat: 33.5731, lng: -7.5898) { stores { id } } }');
+      expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'UNAVAILABLE', retryAfter: 2 });
+
+      // Both pooled connections wait on the lock: the next request cannot get one.
+      const waiting = [s.http.get(NEARBY), s.http.get(NEARBY)];
+      await new Promise((r) => setTimeout(r, 100));
+      started = Date.now();
+      const [queued, ready] = await Promise.all([s.http.get('/api/v1/store/store-categories'), s.http.get('/readyz')]);
+      expect(queued.status).toBe(503);
+      expect(queued.headers.get('retry-after')).toBe('2');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ status: 'unavailable', message: 'The database is not reachable.' });
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([503, 503]);
+    } finally {
+      await release();
+    }
+    expect((await s.http.get(NEARBY)).status).toBe(200);
+    expect((await s.http.get('/readyz')).body).toEqual({ status: 'ready' });
+  });
+});
+
+/** A TCP proxy in front of Redis that the test can cut and restore. */
+class RedisProxy {
+  private server?: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  async start(): Promise<void> {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(6379, '127.0.0.1');
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    this.sockets.forEach((s) => s.destroy());
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+const redisUrl = process.env.REDIS_URL;
+(redisUrl ? describe : describe.skip)('a Redis outage', () => {
+  let w: OrderWorld;
+  beforeEach(async () => {
+    w = await orderWorld(server, make);
+  });
+
+  async function until(check: () => Promise<boolean>, ms = 10_000) {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('delays live events but never drops them; /readyz reports it; events flow again after Redis comes back', async () => {
+    const proxy = new RedisProxy();
+    await proxy.start();
+    const s = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }, server.db);
+    extra.push(s);
+    try {
+      await until(async () => (await s.http.get('/readyz')).body.redis === 'ok');
+      const id = (await placeOrder(s, w)).body.data.order_id;
+      const customer = wsClient(s.wsUrl, w.customer.token);
+      const owner = wsClient(s.wsUrl, w.owner.token);
+      clients.push(customer, owner);
+      const tracking = subscribe<{ seq: number; status: string }>(customer, `subscription { orderUpdates(orderId: ${id}) { seq status } }`);
+      const dashboard = subscribe<{ orderId: number; seq: number; status: string }>(owner, `subscription { storeOrderUpdates { orderId seq status } }`);
+      await tracking.waitFor(1);
+      await new Promise((r) => setTimeout(r, 300)); // the store stream is listening
+
+      await proxy.stop();
+      const down = await s.http.get('/readyz');
+      await until(async () => (await s.http.get('/readyz')).body.redis === 'unreachable');
+      expect((await s.http.get('/readyz')).body).toEqual({ status: 'degraded', redis: 'unreachable' });
+      expect(down.status).toBe(200);
+
+      expect((await s.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token })).status).toBe(200);
+      expect((await s.http.post(`/api/v1/store/orders/${id}/preparing`, undefined, { token: w.owner.token })).status).toBe(200);
+      // Read from the database while the bus is down (every 2 s).
+      expect((await tracking.waitFor(3, 6000)).map((e) => e.status)).toEqual(['pending_acceptance', 'accepted', 'preparing']);
+      expect((await dashboard.waitFor(2, 6000)).map((e) => [e.orderId, e.seq, e.status])).toEqual([
+        [id, 2, 'accepted'],
+        [id, 3, 'preparing'],
+      ]);
+
+      await proxy.start();
+      await until(async () => (await s.http.get('/readyz')).body.status === 'ready');
+      expect((await s.http.post(`/api/v1/store/orders/${id}/ready`, undefined, { token: w.owner.token })).status).toBe(200);
+      expect((await tracking.waitFor(4, 5000)).map((e) => [e.seq, e.status])).toEqual([
+        [1, 'pending_acceptance'],
+        [2, 'accepted'],
+        [3, 'preparing'],
+        [4, 'ready_for_pickup'],
+      ]);
+      expect((await dashboard.waitFor(3, 5000)).map((e) => e.seq)).toEqual([2, 3, 4]);
+      expect(tracking.errors).toEqual([]);
+    } finally {
+      await proxy.stop().catch(() => undefined);
+    }
+  });
+});

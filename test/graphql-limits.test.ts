@@ -1,0 +1,147 @@
+/**
+ * Cost control (issue 10, findings 1 and 9): aliases, root fields, tokens, directives and a
+ * cost budget are refused before execution on /graphql, the websocket and the REST table; in
+ * production validation messages carry no field suggestions.
+ */
+import { buildAppSchema } from '../src/graphql/schema';
+import { LIMITS } from '../src/graphql/limits';
+import { compileRoutes } from '../src/rest/adapter';
+import { restRoutes } from '../src/routes';
+import { registerCustomer } from './helpers/auth';
+import { useTestServer } from './helpers/setup';
+import { startTestServer, TestServer } from './helpers/server';
+import { initSocket, RawSocket } from './helpers/ws';
+
+let server: TestServer;
+useTestServer((s) => {
+  server = s;
+});
+
+const sockets: RawSocket[] = [];
+afterEach(() => {
+  sockets.splice(0).forEach((s) => s.socket.terminate());
+});
+
+const repeat = (n: number, part: (i: number) => string) => Array.from({ length: n }, (_, i) => part(i)).join(' ');
+const refusedWith = (body: any, limit: string) =>
+  expect(body).toEqual({ errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit }) })] });
+
+/** Every field of a product and of its store: a wide object to nest. */
+const PRODUCT = `id name description price image isActive isFeatured sortOrder storeId menuCategoryId
+  store { id name slug address description latitude longitude rating ratingCount deliveryPrice deliveryTime
+    deliveryRadiusKm freeDelivery isOpen isActive logo image timezone categoryId categoryName createdAt updatedAt
+    offers { id title description discount token image storeId } }
+  supplements { id name price } optionGroups { id name isRequired minSelect maxSelect values { id name price } }`;
+
+describe('POST /graphql', () => {
+  it('refuses 1,500 aliased search fields (63 kB) in milliseconds, before anything runs', async () => {
+    const query = `query { ${repeat(1500, (i) => `s${i}: search(q: "pizza") { stores { id } }`)} }`;
+    expect(query.length).toBeGreaterThan(60_000);
+    const started = Date.now();
+    const res = await server.http.graphql(query);
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(400);
+    refusedWith(res.body, 'tokens');
+    expect(res.body.errors[0].message).toBe(`Token limit of ${LIMITS.tokens} exceeded.`);
+    // Today's service ran all 1,500 searches (26 s measured); a refusal is a parse of 2,000 tokens.
+    expect(elapsed).toBeLessThan(1000);
+  });
+
+  it('refuses more aliases than the limit, even under the token limit', async () => {
+    const res = await server.http.graphql(`query { mainCategories { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: id`)} } }`);
+    expect(res.status).toBe(400);
+    refusedWith(res.body, 'aliases');
+    expect(res.body.errors[0].message).toBe(`Aliases limit of ${LIMITS.aliases} exceeded, found ${LIMITS.aliases + 1}.`);
+  });
+
+  it('refuses more root fields than the limit, counting fragments', async () => {
+    const res = await server.http.graphql(`query { ...Roots } fragment Roots on Query { ${repeat(LIMITS.rootFields + 1, (i) => `r${i}: mainCategories { id }`)} }`);
+    expect(res.status).toBe(400);
+    refusedWith(res.body, 'rootFields');
+    const within = await server.http.graphql(`query { ${repeat(LIMITS.rootFields, (i) => `r${i}: mainCategories { id }`)} }`);
+    expect(within.body.errors).toBeUndefined();
+    expect(within.body.data.r0).toEqual([]);
+  });
+
+  it('refuses more directives than the limit', async () => {
+    const res = await server.http.graphql(`query { mainCategories { id ${repeat(LIMITS.directives + 1, () => '__typename @include(if: true)')} } }`);
+    expect(res.status).toBe(400);
+    refusedWith(res.body, 'directives');
+  });
+
+  it('refuses a document over the cost budget that breaks no other limit', async () => {
+    // Eight catalogs with every product field: within the root-field, alias and depth limits.
+    const catalog = (i: number) => `c${i}: catalog(storeId: ${i + 1}) { menus { categories { products { ${PRODUCT} } } } }`;
+    const query = `query { ${repeat(8, catalog)} }`;
+    const res = await server.http.graphql(query);
+    expect(res.status).toBe(400);
+    refusedWith(res.body, 'cost');
+    expect(res.body.errors[0].message).toMatch(new RegExp(`^Query Cost limit of ${LIMITS.cost} exceeded, found \\d+`));
+  });
+
+  it('keeps the depth rule and its code', async () => {
+    const res = await server.http.graphql(`query { __schema { types { fields { type { ${'ofType { '.repeat(9)}name${' }'.repeat(9)} } } } } }`);
+    expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
+  });
+});
+
+describe('the websocket', () => {
+  it('refuses an alias flood in onSubscribe with the same code, and the socket stays usable', async () => {
+    const { token } = await registerCustomer(server);
+    const raw = await initSocket(server.wsUrl, token);
+    sockets.push(raw);
+    raw.send({ id: '1', type: 'subscribe', payload: { query: `subscription { driverOrderUpdates { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: seq`)} } }` } });
+    const error = await raw.next('error');
+    expect(error).toMatchObject({ id: '1', payload: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX' }) })] });
+    raw.send({ id: '2', type: 'subscribe', payload: { query: `subscription { driverOrderUpdates { ${repeat(1500, (i) => `a${i}: seq`)} } }` } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(raw.messages.filter((m) => m.type === 'error').map((m) => [m.id, m.payload[0].extensions])).toEqual([
+      ['1', { code: 'QUERY_TOO_COMPLEX', limit: 'aliases' }],
+      // 1,500 aliases are ~11 kB, within the frame limit: refused by the token limit.
+      ['2', { code: 'QUERY_TOO_COMPLEX', limit: 'tokens' }],
+    ]);
+  });
+});
+
+describe('the REST route table', () => {
+  it('holds every row to the same limits when it compiles (a row over them fails the boot)', async () => {
+    const schema = await buildAppSchema();
+    expect(() => compileRoutes(schema, restRoutes)).not.toThrow();
+    const flood = { method: 'GET' as const, path: '/x', document: `query { mainCategories { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: id`)} } }` };
+    expect(() => compileRoutes(schema, [flood])).toThrow(/Aliases limit of 60 exceeded/);
+  });
+});
+
+describe('field suggestions', () => {
+  const typo = 'query { mainCategorie { id } }';
+
+  it('are given in development and test', async () => {
+    const res = await server.http.graphql(typo);
+    expect(res.body.errors[0].message).toMatch(/Did you mean "mainCategories"/);
+  });
+
+  it('are not given in production, over HTTP or the websocket', async () => {
+    const production = await startTestServer({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://unused@127.0.0.1/unused', OTP_TEST_NUMBERS: '' }, server.db);
+    try {
+      const res = await production.http.graphql(typo);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].message).toBe('Cannot query field "mainCategorie" on type "Query".');
+      const argument = await production.http.graphql('query { search(qq: "a") { stores { id } } }');
+      expect(JSON.stringify(argument.body)).not.toMatch(/Did you mean/);
+
+      const customer = await registerCustomerOn(production);
+      const raw = await initSocket(production.wsUrl, customer);
+      sockets.push(raw);
+      raw.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { orderUpdate(orderId: 1) { seq } }' } });
+      const error = await raw.next('error');
+      expect(error.payload[0].message).toBe('Cannot query field "orderUpdate" on type "Subscription".');
+    } finally {
+      await production.close();
+    }
+  });
+});
+
+/** Production has no fixed test codes: the code is read from the WhatsApp fake. */
+async function registerCustomerOn(target: TestServer): Promise<string> {
+  return (await registerCustomer(target)).token;
+}

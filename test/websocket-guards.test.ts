@@ -1,0 +1,166 @@
+/**
+ * Websocket abuse limits (issue 10, findings 2, 3 and 5): frame size before authentication,
+ * sockets per user and per IP, connection rate, token life (logout, expiry, a lost revocation
+ * notice) and consumers that stop reading.
+ */
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import { passCooldown, registerCustomer } from './helpers/auth';
+import { Factory } from './helpers/factories';
+import { orderWorld, placeOrder } from './helpers/orders';
+import { useTestServer } from './helpers/setup';
+import { startTestServer, TestServer } from './helpers/server';
+import { initSocket, rawSocket, RawSocket } from './helpers/ws';
+
+let server: TestServer;
+let make: Factory;
+useTestServer(
+  (s, f) => {
+    server = s;
+    make = f;
+  },
+  { WS_TOKEN_RECHECK_SECONDS: '1' },
+);
+
+const sockets: RawSocket[] = [];
+const extra: TestServer[] = [];
+afterEach(async () => {
+  sockets.splice(0).forEach((s) => s.socket.terminate());
+  await Promise.all(extra.splice(0).map((s) => s.close()));
+});
+const track = (raw: RawSocket) => {
+  sockets.push(raw);
+  return raw;
+};
+const serverWith = async (env: Record<string, string>) => {
+  const s = await startTestServer(env, server.db);
+  extra.push(s);
+  return s;
+};
+
+const ORDER_UPDATES = (orderId: number) => ({ query: `subscription { orderUpdates(orderId: ${orderId}) { seq status } }` });
+
+describe('frames', () => {
+  it('closes a socket that sends a 1 MB frame before authenticating (1009), without buffering it', async () => {
+    const before = process.memoryUsage().rss;
+    const raws = Array.from({ length: 10 }, () => track(rawSocket(server.wsUrl)));
+    await Promise.all(raws.map((r) => r.opened));
+    const frame = JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(1024 * 1024) } });
+    raws.forEach((r) => r.send(frame));
+    const closes = await Promise.all(raws.map((r) => r.closed));
+    expect(closes.map((c) => c.code)).toEqual(Array(10).fill(1009));
+    // Ten 1 MB frames were refused from their headers; RSS is what it was (within noise).
+    expect(process.memoryUsage().rss - before).toBeLessThan(24 * 1024 * 1024);
+  });
+
+  it('still serves frames of a normal size', async () => {
+    const { token } = await registerCustomer(server);
+    const raw = track(await initSocket(server.wsUrl, token));
+    expect(raw.messages[0]).toEqual({ type: 'connection_ack' });
+  });
+});
+
+describe('sockets per user and per IP', () => {
+  it('refuses the 4th socket of one user with 4429, and accepts again once one closes', async () => {
+    const { token } = await registerCustomer(server);
+    const first = await Promise.all([1, 2, 3].map(() => initSocket(server.wsUrl, token).then(track)));
+    const fourth = track(rawSocket(server.wsUrl));
+    await fourth.opened;
+    fourth.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    expect(await fourth.closed).toEqual({ code: 4429, reason: 'At most 3 open connections per user.' });
+    expect(first.every((r) => r.socket.readyState === r.socket.OPEN)).toBe(true);
+
+    first[0].socket.close();
+    await first[0].closed;
+    await new Promise((r) => setTimeout(r, 50));
+    const again = track(await initSocket(server.wsUrl, token));
+    expect(again.messages[0]).toEqual({ type: 'connection_ack' });
+    // Another user is not affected by this one's sockets.
+    const other = await registerCustomer(server);
+    track(await initSocket(server.wsUrl, other.token));
+  });
+
+  it('refuses the upgrade with 429 past the sockets of one IP', async () => {
+    const limited = await serverWith({ WS_MAX_SOCKETS_PER_IP: '2' });
+    const open = [track(rawSocket(limited.wsUrl)), track(rawSocket(limited.wsUrl))];
+    await Promise.all(open.map((r) => r.opened));
+    expect((await track(rawSocket(limited.wsUrl)).refused).status).toBe(429);
+  });
+
+  it('rate limits new connections per IP (429 with Retry-After)', async () => {
+    const limited = await serverWith({ WS_CONNECTIONS_PER_IP_PER_MINUTE: '3' });
+    for (let i = 0; i < 3; i += 1) {
+      const raw = track(rawSocket(limited.wsUrl));
+      await raw.opened;
+      raw.socket.close();
+      await raw.closed;
+    }
+    const refused = track(rawSocket(limited.wsUrl));
+    const answer = await refused.refused;
+    expect(answer.status).toBe(429);
+    expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(answer.retryAfter)).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('the token of an open socket', () => {
+  it('logout closes the sockets of that token with 4401; the same user on another token keeps theirs', async () => {
+    const w = await orderWorld(server, make);
+    const orderId = (await placeOrder(server, w)).body.data.order_id;
+    const raw = track(await initSocket(server.wsUrl, w.customer.token));
+    raw.send({ id: '1', type: 'subscribe', payload: ORDER_UPDATES(orderId) });
+    await raw.next('next');
+
+    await passCooldown(server);
+    const second = await server.http.post('/v1/auth/customer/send-otp', { phone_number: w.customer.user.phone_number });
+    expect(second.status).toBe(202);
+    const code = server.whatsapp.lastCodeFor(w.customer.user.phone_number);
+    const other = await server.http.post('/v1/auth/customer/verify-otp', { phone_number: w.customer.user.phone_number, verification_code: code });
+    const otherSocket = track(await initSocket(server.wsUrl, other.body.data.access_token));
+
+    const started = Date.now();
+    expect((await server.http.post('/v1/auth/customer/logout', undefined, { token: w.customer.token })).status).toBe(200);
+    expect(await raw.closed).toEqual({ code: 4401, reason: 'The token has been revoked.' });
+    expect(Date.now() - started).toBeLessThan(1000); // the live notice, not the periodic re-check
+    // Nothing more reaches the closed socket; the other token's socket is open.
+    expect(otherSocket.socket.readyState).toBe(otherSocket.socket.OPEN);
+  });
+
+  it('a revocation whose notice was lost is found by the periodic re-check', async () => {
+    const { token } = await registerCustomer(server);
+    const raw = track(await initSocket(server.wsUrl, token));
+    const { jti, exp } = jwt.decode(token) as { jti: string; exp: number };
+    await server.db.orm.em.fork().execute(`insert into revoked_tokens (jti, expires_at) values (?, to_timestamp(?))`, [jti, exp]);
+    expect(await raw.closed).toEqual({ code: 4401, reason: 'The token has been revoked.' });
+  });
+
+  it('expiry closes the socket with 4401', async () => {
+    const { user } = await registerCustomer(server);
+    const token = jwt.sign({}, server.config.jwt.secret, {
+      algorithm: 'HS256',
+      expiresIn: 2,
+      issuer: server.config.jwt.issuer,
+      audience: server.config.jwt.audience,
+      subject: String(user.id),
+      jwtid: randomUUID(),
+    });
+    const raw = track(await initSocket(server.wsUrl, token));
+    const closed = await raw.closed;
+    expect(closed).toEqual({ code: 4401, reason: 'The token has expired.' });
+  });
+});
+
+describe('a consumer that stops reading', () => {
+  it('is dropped instead of being written to forever', async () => {
+    const quick = await serverWith({ WS_KEEPALIVE_SECONDS: '1' });
+    const { token } = await registerCustomer(quick);
+    const raw = track(await initSocket(quick.wsUrl, token));
+    raw.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { driverOrderUpdates { seq } }' } });
+    const tcp = (raw.socket as unknown as { _socket: import('node:net').Socket })._socket;
+    tcp.pause(); // reads nothing more: not the pings, not the messages
+    await new Promise((r) => setTimeout(r, 3000));
+    tcp.resume();
+    const closed = await raw.closed;
+    expect(closed.code).toBe(1006); // the server cut the connection: no closing handshake with a peer that does not read
+  });
+});
