@@ -134,7 +134,9 @@ describe('nearby at city scale answers like the full sort', () => {
 
   it('walks the position index nearest first and counts from it without reading store rows', async () => {
     const plan = async (sql: string) =>
-      (await em().execute<{ 'QUERY PLAN': string }[]>(`explain (analyze, costs off, timing off) ${sql}`)).map((r) => r['QUERY PLAN']).join('\n');
+      (await em().execute<{ 'QUERY PLAN': string }[]>(`explain (analyze, costs off, timing off) ${sql}`))
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
     const here = `ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng})`;
     const knn = await plan(
       `select s.id from stores s where s.is_active and earth_distance(s.earth, ${here}) <= s.delivery_radius_km * 1000

@@ -62,10 +62,14 @@ export function storeConditions(
       conditions.push(`earth_box(${here}, ?) @> s.earth`);
       params.push(...point, boxKm * 1000);
     }
-    conditions.push(`${distance} <= s.delivery_radius_km * 1000`);
+    // "Within r metres along the surface" as "within the chord of r": the same test
+    // (earth_distance = 2R·asin(chord/2R)), but one cube_distance per store instead of the
+    // asin of earth_distance, a quarter of the CPU of counting 50 000 stores.
+    const chord = `cube_distance(s.earth, ${here})`;
+    conditions.push(`${chord} <= 2 * earth() * sin(s.delivery_radius_km * 1000 / (2 * earth()))`);
     params.push(...point);
     if (filter.radiusKm !== undefined) {
-      conditions.push(`${distance} <= ?`);
+      conditions.push(`${chord} <= 2 * earth() * sin(? / (2 * earth()))`);
       params.push(...point, filter.radiusKm * 1000);
     }
   }

@@ -1,0 +1,67 @@
+/**
+ * The servers `npm run bench` loads, one kind per process so each has its own core time and
+ * resident memory:  node -r @swc-node/register scripts/bench-servers.ts <kind>
+ *   node-http  a bare node:http hello (the ceiling of this machine)
+ *   express    a bare Express 5 hello (the baseline every ratio is taken against)
+ *   hand       a hand-written Express 5 handler for GET /api/v1/global/ads: the same SQL
+ *              statement the service runs and the same JSON, straight from `pg` (the gateway's
+ *              own overhead is the service's cost over this one's)
+ *   service    the service itself, in production mode, on DATABASE_URL
+ * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
+ */
+import 'reflect-metadata';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import express from 'express';
+import { Pool } from 'pg';
+
+const HELLO = JSON.stringify({ hello: 'world' });
+
+function ready(server: http.Server): void {
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
+}
+
+/** The ads statement of src/modules/ads/ad.service.ts (its rule: switched on, inside its window, display order). */
+export const ADS_SQL = `select id, title, type, image, redirect_type, store_id, product_id, sort_order from ads
+  where is_active and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now())
+  order by sort_order asc, id asc`;
+
+async function main(kind: string): Promise<void> {
+  if (kind === 'node-http') {
+    ready(http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(HELLO)));
+  } else if (kind === 'express') {
+    const app = express();
+    app.get('/', (_req, res) => {
+      res.json({ hello: 'world' });
+    });
+    ready(http.createServer(app));
+  } else if (kind === 'hand') {
+    const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+    const app = express();
+    app.get('/api/v1/global/ads', async (_req, res, next) => {
+      try {
+        const { rows } = await pool.query(ADS_SQL);
+        res.json({ success: true, data: rows });
+      } catch (error) {
+        next(error);
+      }
+    });
+    ready(http.createServer(app));
+  } else if (kind === 'service') {
+    const { createApp } = await import('../src/app');
+    const { loadConfig } = await import('../src/config');
+    const { createLogger } = await import('../src/common/logger');
+    const { openDatabase } = await import('../src/db/orm');
+    const config = loadConfig(process.env);
+    const db = await openDatabase({ databaseUrl: config.databaseUrl });
+    const app = await createApp(config, db.orm, createLogger('silent'));
+    ready(app.httpServer);
+  } else {
+    throw new Error(`unknown server kind "${kind}"`);
+  }
+}
+
+main(process.argv[2]).catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
