@@ -191,6 +191,15 @@ describe('POST /api/v1/payments', () => {
     expect(creations()).toHaveLength(1);
   });
 
+  it('refuses an Idempotency-Key that cannot be a key (over 255 characters, not visible ASCII) with 422 and starts nothing', async () => {
+    const id = await newOrder();
+    for (const key of ['k'.repeat(256), 'two words']) {
+      const res = await startPayment(server, w, id, 'card', { 'Idempotency-Key': key });
+      expect([key, res.status, Object.keys(res.body.errors ?? {})]).toEqual([key, 422, ['idempotency_key']]);
+    }
+    expect(creations()).toHaveLength(0);
+  });
+
   it('makes one intent for two concurrent starts of one order', async () => {
     const id = await newOrder();
     const answers = await Promise.all([1, 2, 3].map(() => startPayment(server, w, id, 'card')));

@@ -4,7 +4,7 @@
  * published after commit.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, FieldErrors, invalidField, validationFailed } from '../../common/errors';
+import { AppError, FieldErrors, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
@@ -15,7 +15,7 @@ import { storeServes } from '../stores/store.service';
 import { storeLocalTimes } from '../stores/local-time';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
-import { claimKey, freeKey, requestHash, saveAnswer } from './idempotency';
+import { claimKey, freeKey, parseKey, requestHash, saveAnswer } from './idempotency';
 import { appendEvent, publishEvents } from './order-events';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
 
@@ -26,18 +26,12 @@ export interface PlacedOrder {
   total: number;
 }
 
-/** What a key may be: visible ASCII, as long as the stored column (clients send UUIDs or similar). */
-const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
-
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = viewerOf(ctx);
   // The body's rules (quantity 1–99, ...) are checked here rather than before the resolver, so
   // that one 422 names them with the problems only the database knows (docs/decisions.md).
   const problems = await ruleProblems(input);
-  const key = idempotencyKey?.trim() || null;
-  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
-    throw invalidField('idempotencyKey', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).');
-  }
+  const key = parseKey(idempotencyKey);
   // Shared by every instance: per customer and per client IP.
   const caller = { userId: viewer.userId, ip: ctx.ip };
   const { orders, promoFailures } = ctx.services.rateLimits;

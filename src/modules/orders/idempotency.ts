@@ -13,6 +13,18 @@ import { conflict, invalidField } from '../../common/errors';
 /** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */
 const ABANDONED_AFTER_SECONDS = 60;
 
+/** What a key may be: visible ASCII, as long as the stored column (clients send UUIDs or similar). */
+const KEY_SHAPE = /^[\x21-\x7E]{1,255}$/;
+
+/** The caller's key, trimmed; null when none was sent; 422 when it cannot be a key. Checked before any query. */
+export function parseKey(raw?: string | null): string | null {
+  const key = raw?.trim() || null;
+  if (key !== null && !KEY_SHAPE.test(key)) {
+    throw invalidField('idempotencyKey', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).');
+  }
+  return key;
+}
+
 /** Canonical hash of the request: the same body in any key order hashes the same. */
 export function requestHash(input: unknown): string {
   const canonical = (value: unknown): unknown =>

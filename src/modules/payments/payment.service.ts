@@ -8,7 +8,7 @@ import { AppError, invalidField, notFound } from '../../common/errors';
 import { toAmount } from '../../common/money';
 import { PaymentProvider, ProviderError } from '../../common/payment-provider';
 import { Context, viewerOf } from '../../context';
-import { claimKey, freeKey, requestHash, saveAnswer } from '../orders/idempotency';
+import { claimKey, freeKey, parseKey, requestHash, saveAnswer } from '../orders/idempotency';
 import { publishEvents } from '../orders/order-events';
 import { authorizeKey, settlePayments } from './payment-lifecycle';
 import { applyReport, lockPayment, paymentsOfOrder, PaymentRow, setStatus } from './payment-ledger';
@@ -38,7 +38,7 @@ export interface PaymentStart {
 
 export async function startPayment(ctx: Context, orderId: number, methodId: number, idempotencyKey?: string | null): Promise<PaymentStart> {
   const viewer = viewerOf(ctx);
-  const key = idempotencyKey?.trim() || null;
+  const key = parseKey(idempotencyKey);
   if (key) {
     const replay = await claimKey<PaymentStart>(ctx.em, viewer.userId, key, requestHash({ operation: 'startPayment', orderId, methodId }));
     if (replay) return replay;
