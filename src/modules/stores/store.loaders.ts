@@ -5,7 +5,7 @@
 import { batchLoader, byId, groupBy } from '../../common/batch-loader';
 import { readViews, View } from '../../common/row-views';
 import { Context } from '../../context';
-import { storeLocalTimes } from './local-time';
+import { localTimesOf, requestInstant } from './local-time';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
@@ -21,14 +21,19 @@ export const storeCategoryById = batchLoader<number, View<StoreCategory> | null>
   byId(keys, await readViews(em, StoreCategory, 'c', 'from store_categories c where c.id in (?)', [[...keys]])),
 );
 
-/** Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). */
-export const storeIsOpen = batchLoader<number, boolean, Context>(async (em, keys, ctx) => {
-  const rows = await em.execute<{ id: number; open: boolean }[]>(
-    `select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`,
-    [await storeLocalTimes(ctx), [...keys]],
-  );
+/**
+ * Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). The
+ * stores in hand name their zones, so only those are turned into wall-clock times: no walk of
+ * every zone in use (one statement fewer per answer that shows `is_open`).
+ */
+export const storeIsOpen = batchLoader<Pick<Store, 'id' | 'timezone'>, boolean, Context>(async (em, keys, ctx) => {
+  const localTimes = localTimesOf(new Set(keys.map((k) => k.timezone)), await requestInstant(ctx));
+  const rows = await em.execute<{ id: number; open: boolean }[]>(`select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`, [
+    localTimes,
+    [...new Set(keys.map((k) => k.id))],
+  ]);
   const open = new Map(rows.map((r) => [r.id, r.open]));
-  return keys.map((k) => open.get(k) ?? false);
+  return keys.map((k) => open.get(k.id) ?? false);
 });
 
 /** The best rated active stores of each category (a lateral join: one statement). */
