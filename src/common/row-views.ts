@@ -24,6 +24,8 @@ interface Shape {
   refs: string[];
   /** Date properties: the driver answers timestamps as text, the ORM parses them. */
   dates: string[];
+  /** The select list by table alias, built once. */
+  selects: Map<string, string>;
 }
 
 /** Column types whose driver value is not what the ORM would hold (text for numbers, ...): refused. */
@@ -34,7 +36,7 @@ const shapes = new Map<object, Shape>();
 function shapeOf(em: EntityManager, entity: EntityClass<object>): Shape {
   let shape = shapes.get(entity);
   if (!shape) {
-    shape = { columns: [], refs: [], dates: [] };
+    shape = { columns: [], refs: [], dates: [], selects: new Map() };
     for (const prop of em.getMetadata().get(entity.name).props) {
       if (prop.persist === false || prop.lazy || prop.formula || prop.fieldNames?.length !== 1) continue;
       if (prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner)) shape.refs.push(prop.name);
@@ -52,9 +54,13 @@ function shapeOf(em: EntityManager, entity: EntityClass<object>): Shape {
 
 /** The select list of a view of `entity` from the table aliased `alias` (code from metadata, no values). */
 export function viewColumns(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  return shapeOf(em, entity)
-    .columns.map(([column, property]) => `${alias}."${column}" as "${property}"`)
-    .join(', ');
+  const shape = shapeOf(em, entity);
+  let select = shape.selects.get(alias);
+  if (select === undefined) {
+    select = shape.columns.map(([column, property]) => `${alias}."${column}" as "${property}"`).join(', ');
+    shape.selects.set(alias, select);
+  }
+  return select;
 }
 
 /** Turns rows selected with `viewColumns` (and any extra columns) into views, in place. */
@@ -64,7 +70,7 @@ export function asViews<T extends object>(em: EntityManager, entity: EntityClass
   const prototype = entity.prototype as object;
   for (const row of rows as Record<string, unknown>[]) {
     for (const ref of refs) row[ref] = row[ref] === null || row[ref] === undefined ? null : { id: row[ref] };
-    for (const date of dates) if (typeof row[date] === 'string') row[date] = platform.parseDate(row[date] as string);
+    for (const date of dates) if (typeof row[date] === 'string') row[date] = platform.parseDate(row[date]);
     Object.setPrototypeOf(row, prototype);
   }
   return rows as View<T>[];
