@@ -8,14 +8,44 @@ import helmet from 'helmet';
 /**
  * The API answers JSON: its CSP allows nothing at all (a JSON answer opened as a page runs
  * nothing and cannot be framed). HSTS for a year, no framing, no referrer, nosniff.
+ * Helmet's options say which headers; their values depend on nothing in the request, so helmet
+ * runs once at start and each answer gets the recorded headers in one pass (helmet itself
+ * chains a dozen middlewares and rebuilds the CSP string on every request).
  */
 export function securityHeaders(): RequestHandler {
-  return helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] } },
-    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
-    xFrameOptions: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
+  const headers = recordHeaders(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] } },
+      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+      xFrameOptions: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+    }),
+  );
+  return (_req: Request, res: Response, next: NextFunction) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
+/**
+ * The headers a request-independent middleware sets, in order. It must set them synchronously
+ * and remove none (X-Powered-By is disabled on the app): anything else fails the start.
+ */
+function recordHeaders(middleware: RequestHandler): [string, string][] {
+  const headers: [string, string][] = [];
+  let passed = false;
+  const res = {
+    setHeader: (name: string, value: string | number | readonly string[]) => headers.push([name, String(value)]),
+    removeHeader: (name: string) => {
+      if (name.toLowerCase() !== 'x-powered-by') throw new Error(`security headers: unexpected removal of ${name}`);
+    },
+  };
+  void middleware({} as Request, res as unknown as Response, (error?: unknown) => {
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    passed = true;
   });
+  if (!passed || headers.length === 0) throw new Error('security headers: helmet did not answer synchronously');
+  return headers;
 }
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
