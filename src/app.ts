@@ -107,7 +107,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     const path = req.path;
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.logger.info({ method: req.method, path, status: res.statusCode, durationMs }, 'request');
+      // The request id first, where the context's child logger would have written it: same line.
+      logger.info({ requestId: ctx.requestId, method: req.method, path, status: res.statusCode, durationMs }, 'request');
     });
     next();
   });

@@ -96,12 +96,17 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export async function createContext(source: ContextSource): Promise<Context> {
   const requestId = source.requestId && REQUEST_ID.test(source.requestId) ? source.requestId : randomUUID();
   const em = source.em.fork();
+  // The child logger is made when something logs (most requests log only their request line,
+  // which app.ts writes with the request id itself): a pino child costs a few µs per request.
+  let logger: Logger | undefined;
   const context: Context = {
     em,
     requestId,
     ip: source.ip,
     viewer: null,
-    logger: source.logger.child({ requestId }),
+    get logger() {
+      return (logger ??= source.logger.child({ requestId }));
+    },
     services: source.services,
     loaders: new Map(),
   };
