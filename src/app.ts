@@ -97,7 +97,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       em: orm.em,
       services,
       logger,
-      ip: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      // Without TRUST_PROXY, req.ip is the socket's address: read it directly (req.ip parses
+      // X-Forwarded-For on every call only to discard it).
+      ip: (config.trustProxy ? req.ip : undefined) ?? req.socket.remoteAddress ?? 'unknown',
       authorization: req.headers.authorization,
       requestId: req.get('x-request-id'),
     });

@@ -41,7 +41,7 @@ function recordHeaders(middleware: RequestHandler): [string, string][] {
     },
   };
   void middleware({} as Request, res as unknown as Response, (error?: unknown) => {
-    if (error) throw error instanceof Error ? error : new Error(String(error));
+    if (error) throw new Error('security headers: helmet passed an error', { cause: error });
     passed = true;
   });
   if (!passed || headers.length === 0) throw new Error('security headers: helmet did not answer synchronously');

@@ -3,7 +3,7 @@
  * that does not validate fails the boot), then answers each request by executing its
  * document with the same context, auth and validation as /graphql.
  */
-import { Router, Request, Response } from 'express';
+import { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import {
   DocumentNode,
   execute,
@@ -60,12 +60,17 @@ export function restRouter(
   schema: GraphQLSchema,
   routes: CompiledRoute[],
   opts: { development: boolean; context: (res: Response) => Context },
-): Router {
+): RequestHandler {
   const router = Router();
   const renameFields = restFieldRenamer(schema);
-  for (const route of routes) {
+  // Routes without path parameters, by `METHOD path` as written in the table: a request for
+  // exactly that path goes to its route without Express's linear scan of the table. Anything
+  // else (HEAD, OPTIONS, another case, a trailing slash, parameters) goes through the router
+  // as before, and so does a path an earlier row of the table would also match.
+  const exact = new Map<string, (req: Request, res: Response) => Promise<void>>();
+  routes.forEach((route, index) => {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](route.path, async (req: Request, res: Response) => {
+    const handler = async (req: Request, res: Response) => {
       const ctx = opts.context(res);
       try {
         if (route.auth) assertSignedIn(ctx);
@@ -77,9 +82,24 @@ export function restRouter(
       } catch (error) {
         sendError(res, error, { development: opts.development, logger: ctx.logger, renameFields });
       }
-    });
-  }
-  return router;
+    };
+    router[method](route.path, handler);
+    const shadowed = routes.slice(0, index).some((earlier) => earlier.method === route.method && mayMatch(earlier.path, route.path));
+    if (/^[/\w-]+$/.test(route.path) && !shadowed) exact.set(`${route.method} ${route.path}`, handler);
+  });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const handler = exact.get(`${req.method} ${req.path}`);
+    if (!handler) return router(req, res, next);
+    req.params = {};
+    handler(req, res).catch(next);
+  };
+}
+
+/** Whether the route pattern `pattern` (literal and `:name` segments) matches the literal path `path`. */
+function mayMatch(pattern: string, path: string): boolean {
+  const want = pattern.split('/');
+  const have = path.split('/');
+  return want.length === have.length && want.every((segment, i) => segment.startsWith(':') || segment.toLowerCase() === have[i].toLowerCase());
 }
 
 function envelope(route: RestRoute, value: Record<string, unknown> | null) {
