@@ -1,0 +1,101 @@
+/**
+ * The home screen's bounded store blocks (index walks, src/modules/stores/home-query.ts) and
+ * bounded search answer exactly what the straightforward queries answer: every deliverer (every
+ * name match) ranked. Both run on a seeded city, at the centre, at seeded random points, at sea
+ * and without a point, with walks long and short enough to take either path.
+ */
+import 'reflect-metadata';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Database } from '../src/db/orm';
+import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
+import { Random } from '../src/db/seed/random';
+import { GeoPoint } from '../src/modules/stores/store-query';
+import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
+import { openTestDatabase } from './helpers/database';
+
+const STORES = 1000;
+const SIZE = 10;
+const SOURCES = 50;
+let db: Database;
+const em = (): EntityManager => db.orm.em.fork();
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  await seedDemoCity(em(), { stores: STORES, seed: 5, now: new Date('2026-03-04T12:00:00Z') });
+  await refreshAfterBulkLoad(em());
+}, 180_000);
+
+afterAll(async () => {
+  await db?.close();
+});
+
+/** The home blocks as ranked before the walks, verbatim: every deliverer in the 50 km box, four top-N sorts. */
+async function referenceBlocks(point: GeoPoint | undefined, size: number, sources: number) {
+  const here = point ? `ll_to_earth(${point.lat}, ${point.lng})` : '';
+  const distance = point ? `earth_distance(ll_to_earth(s.latitude, s.longitude), ${here})` : 'null::float8';
+  const where = point ? `s.is_active and ${distance} <= s.delivery_radius_km * 1000` : 's.is_active';
+  const near = point ? 'distance_m, ' : '';
+  const block = (name: string, order: string, n: number) =>
+    `(select '${name}'::text as block, id, distance_m, row_number() over (order by ${order}, id) as ord from d order by ${order}, id limit ${n})`;
+  const rows = await em().execute<{ block: string; id: number; distance_m: number | null; ord: string }[]>(
+    `with d as materialized (select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${where})
+     ${[
+       block('top_rated_stores', `rating desc, rating_count desc, ${near}order_count desc`, size),
+       block('popular_near_you', `order_count desc, rating desc, ${near}rating_count desc`, size),
+       block('stores', point ? 'distance_m' : 'order_count desc, rating desc', 2 * size),
+       block('product_sources', 'order_count desc, rating desc', sources),
+     ].join(' union all ')}`,
+  );
+  const blocks: Record<string, { id: number; km: number | null }[]> = { top_rated_stores: [], popular_near_you: [], stores: [], product_sources: [] };
+  for (const r of rows.sort((x, y) => Number(x.ord) - Number(y.ord))) blocks[r.block].push({ id: r.id, km: km(r.distance_m) });
+  return blocks;
+}
+
+const km = (m: number | null) => (m === null ? null : Math.round(m / 10) / 100);
+
+function points(): { name: string; point?: GeoPoint }[] {
+  const rnd = new Random(909);
+  const list: { name: string; point?: GeoPoint }[] = [{ name: 'centre', point: CASABLANCA }, { name: 'no point' }];
+  for (let k = 0; k < 16; k++) {
+    const point = { lat: CASABLANCA.lat + (rnd.next() - 0.5) * 0.45, lng: CASABLANCA.lng + (rnd.next() - 0.5) * 0.45 };
+    list.push({ name: `random ${point.lat.toFixed(4)},${point.lng.toFixed(4)}`, point });
+  }
+  list.push({ name: 'at sea, no store', point: { lat: 34.2, lng: -8.6 } });
+  return list;
+}
+
+describe('home store blocks at city scale answer like the full ranking', () => {
+  it('gives the same stores, order and distances in every block, by either path', async () => {
+    let walked = 0;
+    let ranked = 0;
+    for (const { name, point } of points()) {
+      for (const [size, sources, walk] of [[SIZE, SOURCES, HOME_WALK], [SIZE, SOURCES, 200], [SIZE, SOURCES, 40], [3, 5, 40], [3, 5, 15]]) {
+        const expected = await referenceBlocks(point, size, sources);
+        const label = `${name} / ${size} and ${sources} / walk ${walk}`;
+        const blocks = await homeStoreBlocks(em(), point, size, sources, walk);
+        const got = Object.fromEntries(Object.entries(blocks).map(([b, list]) => [b, list.map((s) => ({ id: s.id, km: km(s.distanceM) }))]));
+        expect({ label, ...got }).toEqual({ label, ...expected });
+        if (await walkedStoreBlocks(em(), point, size, sources, walk)) walked++;
+        else ranked++;
+      }
+    }
+    // Both paths were compared, and the walks answered where many stores deliver.
+    expect(walked).toBeGreaterThan(12);
+    expect(ranked).toBeGreaterThan(20);
+    expect(await walkedStoreBlocks(em(), CASABLANCA, SIZE, SOURCES, 200)).not.toBeNull();
+    expect(await walkedStoreBlocks(em(), { lat: 34.2, lng: -8.6 }, SIZE, SOURCES, HOME_WALK)).toBeNull();
+  }, 300_000);
+
+  it('walks indexes in block order without reading store rows or sorting the city', async () => {
+    const plan = (
+      await em().execute<{ 'QUERY PLAN': string }[]>(
+        `explain (analyze, costs off, timing off)
+         select id from stores where is_active order by rating desc, rating_count desc fetch first 40 rows with ties`,
+      )
+    )
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).toMatch(/Index Only Scan using stores_rating_index/);
+    expect(plan).toMatch(/Heap Fetches: 0/);
+  });
+});
