@@ -11,6 +11,7 @@ import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/d
 import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
 import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
+import { homeProductBlocks } from '../src/modules/catalog/product-query';
 import { openTestDatabase } from './helpers/database';
 
 const STORES = 1000;
@@ -98,4 +99,40 @@ describe('home store blocks at city scale answer like the full ranking', () => {
     expect(plan).toMatch(/Index Only Scan using stores_rating_index/);
     expect(plan).toMatch(/Heap Fetches: 0/);
   });
+});
+
+/** The product blocks as drawn before, verbatim: one index walk per block filtering on the stores. */
+async function referenceProducts(storeIds: number[], size: number) {
+  const visible = `p.is_active and exists (select 1 from menu_categories mc join menus m on m.id = mc.menu_id where mc.id = p.menu_category_id and m.is_active)`;
+  const stores = storeIds.length > 0 ? storeIds.join(',') : 'null';
+  const block = (name: string, order: string, extra = 'true') =>
+    `(select '${name}'::text as block, p.id, row_number() over (order by ${order}) as ord
+      from products p where p.store_id in (${stores}) and ${visible} and ${extra} order by ${order} limit ${size})`;
+  const rows = await em().execute<{ block: string; id: number; ord: string }[]>(
+    [block('products', 'p.id desc'), block('featured_products', 'p.order_count desc, p.id', 'p.is_featured'), block('trending_products', 'p.order_count desc, p.id')].join(
+      ' union all ',
+    ),
+  );
+  const blocks: Record<string, number[]> = { products: [], featured_products: [], trending_products: [] };
+  for (const r of rows.sort((x, y) => Number(x.ord) - Number(y.ord))) blocks[r.block].push(r.id);
+  return blocks;
+}
+
+describe('home product blocks answer like the per-block walks', () => {
+  it('gives the same products in the same order for the stores of every point', async () => {
+    const sets: number[][] = [[]];
+    for (const { point } of points()) sets.push((await homeStoreBlocks(em(), point, SIZE, SOURCES)).product_sources.map((s) => s.id));
+    const rnd = new Random(77);
+    const all = (await em().execute<{ id: number }[]>('select id from stores order by id')).map((r) => r.id);
+    for (let k = 0; k < 10; k++) sets.push(all.filter(() => rnd.next() < 0.05));
+    let nonEmpty = 0;
+    for (const stores of sets) {
+      for (const size of [10, 3]) {
+        const expected = await referenceProducts(stores, size);
+        expect({ stores, ...(await homeProductBlocks(em(), stores, size)) }).toEqual({ stores, ...expected });
+        if (expected.featured_products.length > 0) nonEmpty++;
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(20);
+  }, 120_000);
 });

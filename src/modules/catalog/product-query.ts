@@ -46,16 +46,19 @@ export type ProductBlock = (typeof PRODUCT_BLOCKS)[number];
 
 /**
  * The home screen's product blocks in one statement, drawn from the visible products of the
- * given stores: newest, featured (most ordered first) and trending (most ordered).
+ * given stores: newest, featured (most ordered first) and trending (most ordered). The stores'
+ * products are read once through the store index and ranked in memory: a few hundred rows
+ * whatever the city's size (an index walk in block order filtering on the stores read a row
+ * per product of the city until it met ten of theirs). docs/decisions.md "City scale".
  */
 export async function homeProductBlocks(em: EntityManager, storeIds: number[], size: number): Promise<Record<ProductBlock, number[]>> {
   const block = (order: string, extra = 'true') =>
-    `(select ?::text as block, p.id, row_number() over (order by ${order}) as ord
-      from products p where p.store_id in (?) and ${VISIBLE_PRODUCT} and ${extra} order by ${order} limit ?)`;
-  const stores = ids(storeIds);
+    `(select ?::text as block, id, row_number() over (order by ${order}) as ord from candidates where ${extra} order by ${order} limit ?)`;
   const rows = await em.execute<{ block: ProductBlock; id: number; ord: number }[]>(
-    [block('p.id desc'), block('p.order_count desc, p.id', 'p.is_featured'), block('p.order_count desc, p.id')].join(' union all '),
-    [...['products', stores, size], ...['featured_products', stores, size], ...['trending_products', stores, size]],
+    `with candidates as materialized (
+       select p.id, p.order_count, p.is_featured from products p where p.store_id in (?) and ${VISIBLE_PRODUCT})
+     ${[block('id desc'), block('order_count desc, id', 'is_featured'), block('order_count desc, id')].join(' union all ')}`,
+    [ids(storeIds), ...['products', size], ...['featured_products', size], ...['trending_products', size]],
   );
   const blocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as { id: number; ord: number }[]])) as Record<ProductBlock, { id: number; ord: number }[]>;
   for (const row of rows) blocks[row.block].push(row);

@@ -14,10 +14,11 @@ export type BlockStore = { id: number; distanceM: number | null };
 type BlockRow = { block: StoreBlock; id: number; distance_m: number | null; ord: number };
 
 /**
- * How many index entries a block's walk reads at most before the blocks are ranked from every
- * deliverer instead: enough for the 50 product sources where one store in forty delivers.
+ * How many index entries a block's walk reads at most, per store of the block, before the
+ * blocks are ranked from every deliverer instead: the walks answer wherever one active store
+ * in this many delivers (measured: docs/decisions.md).
  */
-export const HOME_WALK = 2000;
+export const HOME_WALK = 200;
 
 /** Each block's order, ties broken as written (distance only with a point). */
 function blockOrders(point: boolean): Record<StoreBlock, string> {
@@ -46,13 +47,13 @@ export async function homeStoreBlocks(
 }
 
 /**
- * The blocks from index walks, or null when a walk ran out (`walk` entries read) before its
- * block was full. Each walk reads active stores in its block's leading order from an index
+ * The blocks from index walks, or null when a walk ran out (`walk` entries read per store of
+ * its block) before its block was full. Each walk reads active stores in its block's leading order from an index
  * that carries position and radius (rating: `stores_rating_index`; order count:
  * `stores_popularity_index`; distance: the position index, nearest first), keeps those that
  * deliver, and stops at the block's size WITH TIES, so that re-sorting by the block's full
  * order (distance and id break ties the index cannot) gives the full ranking's block. The walk
- * itself takes its `walk` entries WITH TIES too, so no tie group is cut: a full block is exact.
+ * itself takes its entries WITH TIES too, so no tie group is cut: a full block is exact.
  */
 export async function walkedStoreBlocks(
   em: EntityManager,
@@ -71,7 +72,7 @@ export async function walkedStoreBlocks(
       from (select id, earth, delivery_radius_km, rating, rating_count, order_count, true as is_active
             from stores where is_active order by ${key} fetch first ? rows with ties) s
       where ${where} order by ${key} fetch first ? rows with ties`,
-    params: (n: number) => [...distanceParams, walk, ...params, n],
+    params: (n: number) => [...distanceParams, walk * n, ...params, n],
   });
   const block = (name: StoreBlock, from: string) =>
     `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from ${from} order by ord limit ?)`;
@@ -85,7 +86,7 @@ export async function walkedStoreBlocks(
               select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
               from stores where is_active order by knn fetch first ? rows with ties) s
             where ${where} order by s.knn fetch first ? rows with ties`,
-      params: [...distanceParams, ...here, walk, ...params, 2 * size],
+      params: [...distanceParams, ...here, walk * 2 * size, ...params, 2 * size],
     };
   } else {
     nearest = { sql: 'select * from popular', params: [] };
