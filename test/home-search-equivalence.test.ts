@@ -11,7 +11,8 @@ import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/d
 import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
 import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
-import { homeProductBlocks } from '../src/modules/catalog/product-query';
+import { homeProductBlocks, searchProductIds } from '../src/modules/catalog/product-query';
+import { searchStoreIds } from '../src/modules/stores/store-query';
 import { openTestDatabase } from './helpers/database';
 
 const STORES = 1000;
@@ -47,7 +48,12 @@ async function referenceBlocks(point: GeoPoint | undefined, size: number, source
        block('product_sources', 'order_count desc, rating desc', sources),
      ].join(' union all ')}`,
   );
-  const blocks: Record<string, { id: number; km: number | null }[]> = { top_rated_stores: [], popular_near_you: [], stores: [], product_sources: [] };
+  const blocks: Record<string, { id: number; km: number | null }[]> = {
+    top_rated_stores: [],
+    popular_near_you: [],
+    stores: [],
+    product_sources: [],
+  };
   for (const r of rows.sort((x, y) => Number(x.ord) - Number(y.ord))) blocks[r.block].push({ id: r.id, km: km(r.distance_m) });
   return blocks;
 }
@@ -70,11 +76,19 @@ describe('home store blocks at city scale answer like the full ranking', () => {
     let walked = 0;
     let ranked = 0;
     for (const { name, point } of points()) {
-      for (const [size, sources, walk] of [[SIZE, SOURCES, HOME_WALK], [SIZE, SOURCES, 200], [SIZE, SOURCES, 40], [3, 5, 40], [3, 5, 15]]) {
+      for (const [size, sources, walk] of [
+        [SIZE, SOURCES, HOME_WALK],
+        [SIZE, SOURCES, 200],
+        [SIZE, SOURCES, 40],
+        [3, 5, 40],
+        [3, 5, 15],
+      ]) {
         const expected = await referenceBlocks(point, size, sources);
         const label = `${name} / ${size} and ${sources} / walk ${walk}`;
         const blocks = await homeStoreBlocks(em(), point, size, sources, walk);
-        const got = Object.fromEntries(Object.entries(blocks).map(([b, list]) => [b, list.map((s) => ({ id: s.id, km: km(s.distanceM) }))]));
+        const got = Object.fromEntries(
+          Object.entries(blocks).map(([b, list]) => [b, list.map((s) => ({ id: s.id, km: km(s.distanceM) }))]),
+        );
         expect({ label, ...got }).toEqual({ label, ...expected });
         if (await walkedStoreBlocks(em(), point, size, sources, walk)) walked++;
         else ranked++;
@@ -109,9 +123,11 @@ async function referenceProducts(storeIds: number[], size: number) {
     `(select '${name}'::text as block, p.id, row_number() over (order by ${order}) as ord
       from products p where p.store_id in (${stores}) and ${visible} and ${extra} order by ${order} limit ${size})`;
   const rows = await em().execute<{ block: string; id: number; ord: string }[]>(
-    [block('products', 'p.id desc'), block('featured_products', 'p.order_count desc, p.id', 'p.is_featured'), block('trending_products', 'p.order_count desc, p.id')].join(
-      ' union all ',
-    ),
+    [
+      block('products', 'p.id desc'),
+      block('featured_products', 'p.order_count desc, p.id', 'p.is_featured'),
+      block('trending_products', 'p.order_count desc, p.id'),
+    ].join(' union all '),
   );
   const blocks: Record<string, number[]> = { products: [], featured_products: [], trending_products: [] };
   for (const r of rows.sort((x, y) => Number(x.ord) - Number(y.ord))) blocks[r.block].push(r.id);
@@ -135,4 +151,139 @@ describe('home product blocks answer like the per-block walks', () => {
     }
     expect(nonEmpty).toBeGreaterThan(20);
   }, 120_000);
+});
+
+/** Search as it ranked before the names tables, verbatim: every matching row ranked. */
+async function referenceSearch(q: string, limit: number) {
+  const term = q.trim();
+  const literal = term.replace(/[\\%_]/g, '\\$&');
+  const match = (c: string) => `(search_text(${c}) like '%' || search_text(?) || '%' or search_text(?) <% search_text(${c}))`;
+  const rank = (c: string) =>
+    `(search_text(${c}) like search_text(?) || '%') desc, word_similarity(search_text(?), search_text(${c})) desc`;
+  const stores = await em().execute<{ id: number }[]>(
+    `select s.id from stores s where s.is_active and ${match('s.name')} order by ${rank('s.name')}, s.rating desc, s.id limit ?`,
+    [literal, term, literal, term, limit],
+  );
+  const products = await em().execute<{ id: number }[]>(
+    `select p.id from products p join stores s on s.id = p.store_id
+     where p.is_active and exists (select 1 from menu_categories mc join menus m on m.id = mc.menu_id where mc.id = p.menu_category_id and m.is_active)
+       and s.is_active and ${match('p.name')}
+     order by ${rank('p.name')}, p.order_count desc, p.id limit ?`,
+    [literal, term, literal, term, limit],
+  );
+  return { stores: stores.map((r) => r.id), products: products.map((r) => r.id) };
+}
+
+/** Terms: the bench's, typos, accents and case, SQL wildcards, one letter, whole and cut names. */
+async function terms(): Promise<string[]> {
+  const list = [
+    'pizza',
+    'piza',
+    'pizz',
+    'PIZZA',
+    ' pizza  ',
+    'burger',
+    'sushi',
+    'cafe',
+    'café',
+    'CAFÉ',
+    'creme',
+    'crème',
+    'tacos',
+    'salad',
+    'pharmacie',
+    'chicken',
+    'chiken',
+    'thé',
+    'the',
+    'coca',
+    'coca-cola',
+    '33 cl',
+    'cl',
+    'a',
+    'e',
+    'z',
+    '%',
+    '_',
+    '\\',
+    '%a',
+    'a_b',
+    '100%',
+    "l'",
+    "d'orange",
+    'jus d orange',
+    'xyzzy',
+    'qqqq',
+    '.',
+    '-',
+    'la',
+    'de la',
+    'house',
+    'hous',
+    'corner',
+    'sbata',
+    'maarif',
+  ];
+  const names = await em().execute<{ name: string }[]>(
+    `(select name from stores order by md5(name) limit 15) union all (select name from products order by md5(name) limit 15)`,
+  );
+  for (const { name } of names) {
+    list.push(name, name.slice(0, Math.ceil(name.length / 2)), name.slice(2, 8), name.replace(/[aeiou]/, ''), name.toUpperCase());
+  }
+  return list;
+}
+
+describe('search ranks names, then reads their best rows, like ranking every matching row', () => {
+  it('gives the same stores and products in the same order for every term', async () => {
+    let nonEmpty = 0;
+    let full = 0;
+    for (const q of await terms()) {
+      for (const limit of [20, 5]) {
+        const expected = await referenceSearch(q, limit);
+        const got = { stores: await searchStoreIds(em(), q, limit), products: await searchProductIds(em(), q, limit) };
+        expect({ q, limit, ...got }).toEqual({ q, limit, ...expected });
+        if (expected.stores.length + expected.products.length > 0) nonEmpty++;
+        if (expected.stores.length === limit && expected.products.length === limit) full++;
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(150);
+    expect(full).toBeGreaterThan(20);
+  }, 300_000);
+
+  it('keeps answering alike after stores and products are added, renamed and deactivated', async () => {
+    const tx = em();
+    await tx.execute(`update stores set name = 'Pizzeria Nouvelle ' || id where id % 37 = 0`);
+    await tx.execute(`update stores set is_active = false where id % 41 = 0`);
+    await tx.execute(`update products set name = 'Pizza Crème Fraîche' where id % 53 = 0`);
+    await tx.execute(
+      `insert into stores (name, slug, address, latitude, longitude, delivery_radius_km, delivery_price_cents, delivery_time, timezone, rating, order_count)
+       select 'Zénith Pizza ' || g, 'zenith-pizza-' || g, 'somewhere', 33.57, -7.59, 5, 1000, 30, 'Africa/Casablanca', 5, g from generate_series(1, 30) g`,
+    );
+    for (const q of ['pizza', 'pizzeria', 'nouvelle', 'zenith', 'zénith piza', 'creme fraiche', 'fraîche', 'crème', 'p']) {
+      for (const limit of [20, 5]) {
+        const expected = await referenceSearch(q, limit);
+        expect({ q, limit, stores: await searchStoreIds(em(), q, limit), products: await searchProductIds(em(), q, limit) }).toEqual({
+          q,
+          limit,
+          ...expected,
+        });
+      }
+    }
+    expect((await searchStoreIds(em(), 'zenith', 20)).length).toBe(20);
+    expect((await referenceSearch('nouvelle', 20)).stores.length).toBeGreaterThan(5);
+  }, 120_000);
+
+  it("reads a matching name's stores from the name index without reading store rows", async () => {
+    const plan = (
+      await em().execute<{ 'QUERY PLAN': string }[]>(
+        `explain (analyze, costs off, timing off)
+         select s.id from stores s where search_text(s.name) = (select search_name from store_search_names limit 1) and s.is_active
+         order by s.rating desc, s.id limit 20`,
+      )
+    )
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).toMatch(/Index Only Scan using stores_search_name_index/);
+    expect(plan).not.toMatch(/Sort/);
+  });
 });

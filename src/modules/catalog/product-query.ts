@@ -4,7 +4,7 @@
  * search. Other modules call these functions; the SQL text never leaves this file.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { nameSearch } from '../../common/name-search';
+import { matchingNames } from '../../common/name-search';
 
 /** "A customer may see this product" (`p` is products): active, in a category of an active menu. */
 const VISIBLE_PRODUCT = `p.is_active and exists (
@@ -67,15 +67,22 @@ export async function homeProductBlocks(em: EntityManager, storeIds: number[], s
   ) as Record<ProductBlock, number[]>;
 }
 
-/** Ids of visible products of active stores whose names match, best first. */
+/**
+ * Ids of visible products of active stores whose names match, best first (name rank, then most
+ * ordered, then id). Names are ranked once each (product_search_names) and each matching name
+ * gives its most ordered visible products from `products_search_name_index`; products of
+ * worse-ranked names are read only while the page is short.
+ */
 export async function searchProductIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
-  const name = nameSearch('p.name', q);
+  const names = matchingNames('product_search_names', q);
   // stores.is_active is read here, in the same statement, so the limit counts visible products only.
   const rows = await em.execute<{ id: number }[]>(
-    `select p.id from products p join stores s on s.id = p.store_id
-     where ${VISIBLE_PRODUCT} and s.is_active and ${name.match}
-     order by ${name.rank}, p.order_count desc, p.id limit ?`,
-    [...name.matchParams, ...name.rankParams, limit],
+    `select p.id from ${names.sql} n cross join lateral (
+       select p.id, p.order_count from products p join stores s on s.id = p.store_id
+       where search_text(p.name) = n.search_name and ${VISIBLE_PRODUCT} and s.is_active
+       order by p.order_count desc, p.id limit ?) p
+     order by n.prefix desc, n.similarity desc, p.order_count desc, p.id limit ?`,
+    [...names.params, limit, limit],
   );
   return rows.map((r) => r.id);
 }

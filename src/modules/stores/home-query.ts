@@ -123,7 +123,9 @@ export async function rankedStoreBlocks(
   sources: number,
 ): Promise<Record<StoreBlock, BlockStore[]>> {
   const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
-  const box = point ? 'earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> s.earth and ' : '';
+  const box = point
+    ? 'earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> s.earth and '
+    : '';
   const boxParams = point ? [point.lat, point.lng] : [];
   const order = blockOrders(Boolean(point));
   const block = (name: StoreBlock) =>
@@ -149,6 +151,9 @@ function toBlocks(rows: BlockRow[]): Record<StoreBlock, BlockStore[]> {
   const blocks = Object.fromEntries(STORE_BLOCKS.map((b) => [b, [] as BlockRow[]])) as Record<StoreBlock, BlockRow[]>;
   for (const row of rows) blocks[row.block].push(row);
   return Object.fromEntries(
-    STORE_BLOCKS.map((b) => [b, blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => ({ id: r.id, distanceM: r.distance_m }))]),
+    STORE_BLOCKS.map((b) => [
+      b,
+      blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => ({ id: r.id, distanceM: r.distance_m })),
+    ]),
   ) as Record<StoreBlock, BlockStore[]>;
 }

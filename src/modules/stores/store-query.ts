@@ -6,7 +6,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
-import { nameSearch } from '../../common/name-search';
+import { matchingNames } from '../../common/name-search';
 import { Store } from './store.entity';
 
 export interface GeoPoint {
@@ -166,13 +166,20 @@ export async function loadStoresInOrder(em: EntityManager, rows: { id: number; d
   return loadInOrder(em, rows.map((r) => ({ id: r.id, distance_m: r.distanceM })));
 }
 
-/** Ids of active stores whose names match, best first. */
+/**
+ * Ids of active stores whose names match, best first (name rank, then rating, then id). Names
+ * are ranked once each (store_search_names) and each matching name gives its best stores from
+ * `stores_search_name_index` (index only); stores of worse-ranked names are read only while
+ * the page is short.
+ */
 export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
-  const name = nameSearch('s.name', q);
+  const names = matchingNames('store_search_names', q);
   const rows = await em.execute<{ id: number }[]>(
-    `select s.id from stores s where s.is_active and ${name.match}
-     order by ${name.rank}, s.rating desc, s.id limit ?`,
-    [...name.matchParams, ...name.rankParams, limit],
+    `select s.id from ${names.sql} n cross join lateral (
+       select s.id, s.rating from stores s where search_text(s.name) = n.search_name and s.is_active
+       order by s.rating desc, s.id limit ?) s
+     order by n.prefix desc, n.similarity desc, s.rating desc, s.id limit ?`,
+    [...names.params, limit, limit],
   );
   return rows.map((r) => r.id);
 }
