@@ -47,25 +47,39 @@ export type ProductBlock = (typeof PRODUCT_BLOCKS)[number];
 /**
  * The home screen's product blocks in one statement, drawn from the visible products of the
  * given stores: newest, featured (most ordered first) and trending (most ordered). The stores'
- * products are read once through the store index and ranked in memory: a few hundred rows
- * whatever the city's size (an index walk in block order filtering on the stores read a row
- * per product of the city until it met ten of theirs). docs/decisions.md "City scale".
+ * products are read once through the store index (a few hundred rows whatever the city's size;
+ * an index walk in block order that filtered on the stores read a row per product of the city
+ * until it met ten of theirs), each block sorts them and tests visibility in that order only
+ * until it has its ten (`offset 0` keeps the test above the sort). docs/decisions.md "City scale".
  */
 export async function homeProductBlocks(em: EntityManager, storeIds: number[], size: number): Promise<Record<ProductBlock, number[]>> {
-  const block = (order: string, extra = 'true') =>
-    `(select ?::text as block, id, row_number() over (order by ${order}) as ord from candidates where ${extra} order by ${order} limit ?)`;
-  const rows = await em.execute<{ block: ProductBlock; id: number; ord: number }[]>(
+  const order: Record<ProductBlock, (a: BlockProduct, b: BlockProduct) => number> = {
+    products: (a, b) => b.id - a.id,
+    featured_products: (a, b) => b.order_count - a.order_count || a.id - b.id,
+    trending_products: (a, b) => b.order_count - a.order_count || a.id - b.id,
+  };
+  const block = (sqlOrder: string, extra = 'true') =>
+    `(select ?::text as block, p.id, p.order_count from (
+        select * from candidates where ${extra} order by ${sqlOrder} offset 0) p
+      where ${VISIBLE_PRODUCT} limit ?)`;
+  const rows = await em.execute<(BlockProduct & { block: ProductBlock })[]>(
     `with candidates as materialized (
-       select p.id, p.order_count, p.is_featured from products p where p.store_id in (?) and ${VISIBLE_PRODUCT})
+       select p.id, p.order_count, p.is_featured, p.is_active, p.menu_category_id from products p where p.store_id in (?))
      ${[block('id desc'), block('order_count desc, id', 'is_featured'), block('order_count desc, id')].join(' union all ')}`,
     [ids(storeIds), ...['products', size], ...['featured_products', size], ...['trending_products', size]],
   );
-  const blocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as { id: number; ord: number }[]])) as Record<ProductBlock, { id: number; ord: number }[]>;
-  for (const row of rows) blocks[row.block].push(row);
   return Object.fromEntries(
-    PRODUCT_BLOCKS.map((b) => [b, blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => r.id)]),
+    PRODUCT_BLOCKS.map((b) => [
+      b,
+      rows
+        .filter((r) => r.block === b)
+        .sort(order[b])
+        .map((r) => r.id),
+    ]),
   ) as Record<ProductBlock, number[]>;
 }
+
+type BlockProduct = { id: number; order_count: number };
 
 /**
  * Ids of visible products of active stores whose names match, best first (name rank, then most

@@ -67,43 +67,47 @@ export async function walkedStoreBlocks(
   const want: Record<StoreBlock, number> = { top_rated_stores: size, popular_near_you: size, stores: 2 * size, product_sources: sources };
   // The popularity walk serves popular_near_you, product_sources and (without a point) stores.
   const popular = Math.max(size, sources, point ? 0 : 2 * size);
+  // With a point, the nearest walk runs first; when it comes back short, few stores deliver
+  // here and the other walks would read their whole allowance in vain: a one-time filter
+  // skips them (the ranked path answers).
+  const gate = point ? ' and (select count(*) from nearest) = ?' : '';
+  const gateParams = point ? [2 * size] : [];
   const delivering = (key: string) => ({
     sql: `select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count
       from (select id, earth, delivery_radius_km, rating, rating_count, order_count, true as is_active
             from stores where is_active order by ${key} fetch first ? rows with ties) s
-      where ${where} order by ${key} fetch first ? rows with ties`,
-    params: (n: number) => [...distanceParams, walk * n, ...params, n],
+      where ${where}${gate} order by ${key} fetch first ? rows with ties`,
+    params: (n: number) => [...distanceParams, walk * n, ...params, ...gateParams, n],
   });
   const block = (name: StoreBlock, from: string) =>
     `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from ${from} order by ord limit ?)`;
   const popularWalk = delivering('order_count desc, rating desc');
   const ratingWalk = delivering('rating desc, rating_count desc');
-  let nearest: { sql: string; params: unknown[] };
+  let nearest = { sql: '', params: [] as unknown[] };
   if (point) {
-    const here = [point.lat, point.lng];
     nearest = {
-      sql: `select s.id, ${distance} as distance_m from (
-              select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
-              from stores where is_active order by knn fetch first ? rows with ties) s
-            where ${where} order by s.knn fetch first ? rows with ties`,
-      params: [...distanceParams, ...here, walk * 2 * size, ...params, 2 * size],
+      sql: `nearest as materialized (
+              select s.id, ${distance} as distance_m from (
+                select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
+                from stores where is_active order by knn fetch first ? rows with ties) s
+              where ${where} order by s.knn fetch first ? rows with ties), `,
+      params: [...distanceParams, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
     };
-  } else {
-    nearest = { sql: 'select * from popular', params: [] };
   }
   const rows = await em.execute<BlockRow[]>(
-    `with popular as materialized (${popularWalk.sql})
+    `with ${nearest.sql}popular as materialized (${popularWalk.sql})
      ${[
        block('top_rated_stores', `(${ratingWalk.sql}) t`),
        block('popular_near_you', 'popular'),
-       block('stores', `(${nearest.sql}) t`),
+       block('stores', point ? 'nearest' : 'popular'),
        block('product_sources', 'popular'),
      ].join(' union all ')}`,
     [
+      ...nearest.params,
       ...popularWalk.params(popular),
       ...['top_rated_stores', ...ratingWalk.params(size), size],
       ...['popular_near_you', size],
-      ...['stores', ...nearest.params, 2 * size],
+      ...['stores', 2 * size],
       ...['product_sources', sources],
     ],
   );
