@@ -45,7 +45,8 @@ export class Migration20261123133406_search_names extends Migration {
     }
     // pg_trgm declares word similarity as cheap as an integer comparison, so on a names table
     // of a few thousand rows the planner tested every name (3-6 µs each, 12-25 ms) instead of
-    // asking the trigram index (1 ms). The cost says what it is.
+    // asking the trigram index (1 ms). The cost says what it is. An `alter extension pg_trgm
+    // update` may reset it: set it again then.
     this.addSql(`alter function word_similarity_op(text, text) cost 50;`);
     this.addSql(`alter function word_similarity_commutator_op(text, text) cost 50;`);
   }
