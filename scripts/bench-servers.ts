@@ -6,14 +6,22 @@
  *   hand       a hand-written Express 5 handler for GET /api/v1/global/ads: the same SQL
  *              statement the service runs and the same JSON, straight from `pg` (the gateway's
  *              own overhead is the service's cost over this one's)
- *   service    the service itself, in production mode, on DATABASE_URL
+ *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
+ *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
+ * With BENCH_RECORD_SQL=1 (the service only, started with an IPC channel) every statement its
+ * `pg` clients send is recorded; the message "take-sql" answers with the statements recorded
+ * since the last one (scripts/bench-plans.ts explains them). Never set in a loaded run.
  */
 import 'reflect-metadata';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import express from 'express';
-import { Pool } from 'pg';
+import pg, { Pool } from 'pg';
+// pg's own serialisation of parameters (Dates, arrays, objects), so a recorded statement is
+// replayed with exactly the text the server received. No types ship for this module.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => string | null };
 
 const HELLO = JSON.stringify({ hello: 'world' });
 
@@ -25,6 +33,28 @@ function ready(server: http.Server): void {
 export const ADS_SQL = `select id, title, type, image, redirect_type, store_id, product_id, sort_order from ads
   where is_active and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now())
   order by sort_order asc, id asc`;
+
+export interface RecordedStatement {
+  text: string;
+  values: (string | null)[];
+}
+
+/** Records what every pg client of this process sends (MikroORM's knex and raw SQL alike). */
+function recordStatements(): void {
+  const recorded: RecordedStatement[] = [];
+  const client = pg.Client.prototype as unknown as { query: (this: pg.Client, ...args: unknown[]) => unknown };
+  const original = client.query;
+  client.query = function (this: pg.Client, ...args: unknown[]) {
+    const [config, values] = args;
+    const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
+    const params = typeof config === 'string' ? values : (config as { values?: unknown }).values;
+    if (typeof text === 'string') recorded.push({ text, values: Array.isArray(params) ? params.map(prepareValue) : [] });
+    return original.apply(this, args);
+  };
+  process.on('message', (message) => {
+    if (message === 'take-sql') process.send!(recorded.splice(0));
+  });
+}
 
 async function main(kind: string): Promise<void> {
   if (kind === 'node-http') {
@@ -48,12 +78,14 @@ async function main(kind: string): Promise<void> {
     });
     ready(http.createServer(app));
   } else if (kind === 'service') {
+    if (process.env.BENCH_RECORD_SQL === '1') recordStatements();
     const { createApp } = await import('../src/app');
     const { loadConfig } = await import('../src/config');
     const { createLogger } = await import('../src/common/logger');
     const { openDatabase } = await import('../src/db/orm');
     const config = loadConfig(process.env);
-    const db = await openDatabase({ databaseUrl: config.databaseUrl });
+    // As src/main.ts opens it: the pool size and session limits are part of what is measured.
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.database.poolMax, limits: config.database });
     const app = await createApp(config, db.orm, createLogger('silent'));
     ready(app.httpServer);
   } else {
