@@ -343,9 +343,9 @@ async function main() {
     const servers = new Map<ServerKind, Server>();
     try {
       for (const kind of new Set(paths.map((p) => p.kind))) servers.set(kind, await startServer(kind, env));
-      // Each hand-written handler answers like the service (ten requests), or its ratio means nothing.
+      // Each hand-written handler answers like the service (30 requests: stores with and without offers), or its ratio means nothing.
       for (const hand of paths.filter((p) => p.twin)) {
-        for (let k = 0; k < 10; k++) {
+        for (let k = 0; k < 30; k++) {
           const url = hand.next();
           const [handBody, serviceBody] = await Promise.all(
             (['hand', 'service'] as const).map(async (kind) => (await fetch(`${servers.get(kind)!.url}${url}`)).json()),
