@@ -225,12 +225,12 @@ function buffersText(buffers: number, read: number, temp: number): string {
   return `${groupDigits(buffers)}${read ? ` (${groupDigits(read)} read)` : ''}${temp ? ` + ${groupDigits(temp)} temp` : ''}`;
 }
 
-/** The statement on one line, the ORM's select list (every column by name) elided, cut to a readable length. */
+/** The statement on one line, a long plain column list (the ORM's, the row views') elided, expressions kept, cut to a readable length. */
 export function preview(sql: string): string {
   const line = sql
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/^select ("\w+"\."\w+", .{20,}?) from /i, 'select … from ');
+    .replace(/^select ([^()]{60,}?) from /i, 'select … from ');
   return line.length > 90 ? `${line.slice(0, 89)}…` : line;
 }
 

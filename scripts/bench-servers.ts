@@ -7,7 +7,8 @@
  *              the service runs and answer the same JSON (the gateway's own overhead is the
  *              service's cost over theirs; the bench checks the bodies are equal):
  *              GET /api/v1/global/ads (one statement) and GET /api/v1/store/stores/:slug
- *              (the store, then its category, hours, offers and "open now" side by side)
+ *              (the store, then its category, hours, offers and "open now" side by side: the
+ *              five statements the service sends for it)
  *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
  *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
@@ -20,7 +21,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import express from 'express';
 import pg, { Pool } from 'pg';
-import { wallClock } from '../src/modules/stores/local-time';
+import { localTimesOf } from '../src/modules/stores/local-time';
 // pg's own serialisation of parameters (Dates, arrays, objects), so a recorded statement is
 // replayed with exactly the text the server received. No types ship for this module.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -70,20 +71,17 @@ async function storeDetails(pool: Pool, key: string): Promise<Record<string, unk
     pool
       .query<Record<string, unknown>>(
         `select id, title, description, discount, token, image, store_id, starts_at, ends_at from offers
-          where store_id = $1 and (starts_at is null or starts_at <= $2) and (ends_at is null or ends_at > $2) order by id`,
-        [s.id, now],
+          where store_id = $1 and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now()) order by id`,
+        [s.id],
       )
       .then((r) => r.rows),
-    (async () => {
-      const { rows: zones } = await pool.query<{ zone: string }>(ZONES_SQL);
-      const local: Record<string, string> = {};
-      for (const { zone } of zones) {
-        const time = wallClock(zone, now);
-        if (time) local[zone] = time;
-      }
-      const { rows } = await pool.query<{ open: boolean }>(`select store_is_open($1, $2::jsonb) as open`, [s.id, JSON.stringify(local)]);
-      return rows[0]?.open ?? false;
-    })(),
+    // "Open now" at the wall-clock time of the store's own zone (src/modules/stores/local-time.ts).
+    pool
+      .query<{ open: boolean }>(`select id, store_is_open(id, $1::jsonb) as open from stores where id = $2`, [
+        localTimesOf([s.timezone], now),
+        s.id,
+      ])
+      .then((r) => r.rows[0]?.open ?? false),
   ]);
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
   return {
@@ -132,13 +130,6 @@ interface StoreRow {
   rating_count: number;
   timezone: string;
 }
-
-/** The zones in use, as src/modules/stores/local-time.ts walks them (a loose index scan). */
-const ZONES_SQL = `with recursive z(zone) as (
-    (select timezone from stores order by timezone limit 1)
-    union all
-    select (select s.timezone from stores s where s.timezone > z.zone order by s.timezone limit 1) from z where z.zone is not null)
-  select zone from z where zone is not null`;
 
 export interface RecordedStatement {
   text: string;

@@ -69,9 +69,15 @@ test('a statement that fails is reported, not thrown, and the next one still run
   expect(table).toContain('EXPLAIN failed: relation "no_such_table" does not exist');
 });
 
-test('the printed statement elides the ORM select list and stays on one line', () => {
-  expect(preview('select "s0"."id", "s0"."name", "s0"."slug", "s0"."logo"\n  from "stores" as "s0" where "s0"."id" = 1')).toBe(
-    'select … from "stores" as "s0" where "s0"."id" = 1',
+test('the printed statement elides a long column list, keeps expressions, and stays on one line', () => {
+  expect(
+    preview('select "s0"."id", "s0"."name", "s0"."slug", "s0"."logo", "s0"."image"\n  from "stores" as "s0" where "s0"."id" = 1'),
+  ).toBe('select … from "stores" as "s0" where "s0"."id" = 1');
+  expect(preview('select s."id" as "id", s."name" as "name", s."slug" as "slug", s."logo" as "logo" from stores s where s.id = 1')).toBe(
+    'select … from stores s where s.id = 1',
   );
   expect(preview('select count(*) as n from stores s')).toBe('select count(*) as n from stores s');
+  expect(preview(`select id, store_is_open(id, '{}'::jsonb) as open, earth_distance(s.earth, s.earth) as far from stores`)).toMatch(
+    /^select id, store_is_open/,
+  );
 });
