@@ -26,6 +26,7 @@ import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
 import { PaymentWebhookEvent } from '../modules/payments/payment-webhook-event.entity';
+import { ProductSearchName, StoreSearchName } from '../modules/discovery/search-names.entity';
 
 export const entities = [
   Timestamped,
@@ -58,6 +59,8 @@ export const entities = [
   OrderEvent,
   IdempotencyKey,
   PaymentMethod,
+  StoreSearchName,
+  ProductSearchName,
   Payment,
   PaymentWebhookEvent,
   RateLimitCounter,
