@@ -33,7 +33,7 @@ function ready(server: http.Server): void {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
 }
 
-/** The ads statement of src/modules/ads/ad.service.ts (its rule: switched on, inside its window, display order). */
+/** The ads statement of src/modules/ads (its rule: switched on, inside its window, display order). */
 export const ADS_SQL = `select id, title, type, image, redirect_type, store_id, product_id, sort_order from ads
   where is_active and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now())
   order by sort_order asc, id asc`;
