@@ -136,7 +136,10 @@ describe('nearby at city scale answers like the full sort', () => {
           for (const page of pages) {
             for (const perPage of page === 1 ? [15, 50] : [15]) {
               const expected = await reference(filter, sort, perPage, (page - 1) * perPage);
-              for (const [path, find] of [['index', findStores], ['sql', findStoresBySql]] as const) {
+              for (const [path, find] of [
+                ['index', findStores],
+                ['sql', findStoresBySql],
+              ] as const) {
                 const got = await find(em(), filter, sort, { limit: perPage, offset: (page - 1) * perPage });
                 const label = `${path}: ${where} / ${name} / ${sort} / page ${page} of ${perPage}`;
                 expect({ label, ids: got.stores.map((s) => s.id), km: got.stores.map((s) => s.distanceKm), total: got.total }).toEqual({
@@ -158,14 +161,21 @@ describe('nearby at city scale answers like the full sort', () => {
 
   it('cuts pages through exact distance ties like the full sort (twins, id order)', async () => {
     await reachIndex(em(), { wait: true });
-    const [twin] = await em().execute<{ latitude: number; longitude: number }[]>(`select latitude, longitude from stores where slug like '%-twin' order by id limit 1`);
+    const [twin] = await em().execute<{ latitude: number; longitude: number }[]>(
+      `select latitude, longitude from stores where slug like '%-twin' order by id limit 1`,
+    );
     const point = { lat: twin.latitude + 0.001, lng: twin.longitude };
     for (const sort of [...STORE_SORTS]) {
       for (let offset = 0; offset < 6; offset++) {
         for (const limit of [1, 2, 3]) {
           const expected = await reference({ point }, sort, limit, offset);
           const got = await findStores(em(), { point }, sort, { limit, offset });
-          expect({ sort, offset, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({ sort, offset, ids: expected.ids, total: expected.total });
+          expect({ sort, offset, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({
+            sort,
+            offset,
+            ids: expected.ids,
+            total: expected.total,
+          });
         }
       }
     }

@@ -10,7 +10,25 @@ const DAY = 86400;
 
 function store(id: number, lat: number, lng: number, reach: number, extra: Partial<ReachStore> = {}): ReachStore {
   const [x, y, z] = earthPoint(lat, lng);
-  return { id, x, y, z, reach, lat, lng, rating: 4, ratingCount: 1, freeDelivery: false, fee: 100, deliveryTime: 30, categoryId: null, timezone: 'UTC', open: [], offers: [], ...extra };
+  return {
+    id,
+    x,
+    y,
+    z,
+    reach,
+    lat,
+    lng,
+    rating: 4,
+    ratingCount: 1,
+    freeDelivery: false,
+    fee: 100,
+    deliveryTime: 30,
+    categoryId: null,
+    timezone: 'UTC',
+    open: [],
+    offers: [],
+    ...extra,
+  };
 }
 
 describe('reach index', () => {
@@ -27,7 +45,12 @@ describe('reach index', () => {
   });
 
   it('counts, filters and ranks a small city', () => {
-    const stores = [store(1, 33.5, -7.5, 3000), store(2, 33.51, -7.5, 3000, { rating: 5 }), store(3, 33.6, -7.5, 3000), store(4, 33.5, -7.51, 50_000, { freeDelivery: true, fee: 0 })];
+    const stores = [
+      store(1, 33.5, -7.5, 3000),
+      store(2, 33.51, -7.5, 3000, { rating: 5 }),
+      store(3, 33.6, -7.5, 3000),
+      store(4, 33.5, -7.51, 50_000, { freeDelivery: true, fee: 0 }),
+    ];
     const index = new ReachIndex(stores, '1');
     const q = { lat: 33.5, lng: -7.5 };
     expect(index.count(q)).toBe(3);

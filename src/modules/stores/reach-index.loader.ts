@@ -36,7 +36,7 @@ export async function reachIndex(em: EntityManager, { wait = false } = {}): Prom
   if (!holder) holders.set(key, (holder = {}));
   const version = await currentVersion(em);
   if (holder.index?.version === version) return holder.index;
-  const small = holder.index !== undefined && holder.index.size <= WAIT_FOR_REBUILD_STORES;
+  const small = holder.index ? holder.index.size <= WAIT_FOR_REBUILD_STORES : await fewStores(em);
   const building = (holder.building ??= buildIndex(em.fork()).finally(() => (holder.building = undefined)));
   building.then(
     (index) => (holder.index = index), // builds run one at a time: the last one read the newest snapshot
@@ -48,35 +48,45 @@ export async function reachIndex(em: EntityManager, { wait = false } = {}): Prom
   return index.version === version ? index : null;
 }
 
+/** Whether the city is small enough to wait for its first index (a bounded count). */
+async function fewStores(em: EntityManager): Promise<boolean> {
+  const [row] = await em.execute<{ n: string }[]>(
+    `select count(*) as n from (select 1 from stores limit ${WAIT_FOR_REBUILD_STORES + 1}) s`,
+  );
+  return Number(row.n) <= WAIT_FOR_REBUILD_STORES;
+}
+
 /** Reads every active store's reach data at one snapshot, with the version it was read at. */
 async function buildIndex(em: EntityManager): Promise<ReachIndex> {
   return em.transactional(
     async (tx) => {
       const version = await currentVersion(tx);
-      const stores = await tx.execute<(Omit<ReachStore, 'open' | 'offers'> & { hours: string | null; windows: string | null })[]>(
-        `with h as (
-           select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
-                                                 (closes_at <= opens_at)::int), ';') as hours
-           from store_opening_hours group by store_id),
-         o as (
-           select store_id, string_agg(concat_ws(',', coalesce(extract(epoch from starts_at) * 1000, '-Infinity'),
-                                                 coalesce(extract(epoch from ends_at) * 1000, 'Infinity')), ';') as windows
-           from offers where store_id is not null group by store_id)
-         select s.id, cube_ll_coord(s.earth, 1) as x, cube_ll_coord(s.earth, 2) as y, cube_ll_coord(s.earth, 3) as z,
-                2 * earth() * sin(s.delivery_radius_km * 1000 / (2 * earth())) as reach,
-                s.latitude as lat, s.longitude as lng, s.rating, s.rating_count as "ratingCount",
-                s.free_delivery as "freeDelivery", case when s.free_delivery then 0 else s.delivery_price_cents end as fee,
-                s.delivery_time as "deliveryTime", s.category_id as "categoryId", s.timezone, h.hours, o.windows
-         from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
-         where s.is_active and s.earth is not null`,
-      );
-      return new ReachIndex(
-        stores.map(({ hours, windows, ...s }) => ({ ...s, open: openPeriods(parseHours(hours)), offers: parseNumbers(windows) })),
-        version,
-      );
+      return new ReachIndex(await readReachStores(tx), version);
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
+}
+
+/** Every active store's reach data: PostgreSQL's own cube coordinates and reach chords, hours and offers. */
+export async function readReachStores(em: EntityManager): Promise<ReachStore[]> {
+  const stores = await em.execute<(Omit<ReachStore, 'open' | 'offers'> & { hours: string | null; windows: string | null })[]>(
+    `with h as (
+       select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
+                                             (closes_at <= opens_at)::int), ';') as hours
+       from store_opening_hours group by store_id),
+     o as (
+       select store_id, string_agg(concat_ws(',', coalesce(extract(epoch from starts_at) * 1000, '-Infinity'),
+                                             coalesce(extract(epoch from ends_at) * 1000, 'Infinity')), ';') as windows
+       from offers where store_id is not null group by store_id)
+     select s.id, cube_ll_coord(s.earth, 1) as x, cube_ll_coord(s.earth, 2) as y, cube_ll_coord(s.earth, 3) as z,
+            2 * earth() * sin(s.delivery_radius_km * 1000 / (2 * earth())) as reach,
+            s.latitude as lat, s.longitude as lng, s.rating, s.rating_count as "ratingCount",
+            s.free_delivery as "freeDelivery", case when s.free_delivery then 0 else s.delivery_price_cents end as fee,
+            s.delivery_time as "deliveryTime", s.category_id as "categoryId", s.timezone, h.hours, o.windows
+     from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
+     where s.is_active and s.earth is not null`,
+  );
+  return stores.map(({ hours, windows, ...s }) => ({ ...s, open: openPeriods(parseHours(hours)), offers: parseNumbers(windows) }));
 }
 
 function parseHours(text: string | null): HoursRow[] {

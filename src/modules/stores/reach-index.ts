@@ -13,15 +13,15 @@
 
 /** earthdistance's earth(): the radius in metres its cubes are built on. */
 export const EARTH_M = 6378168;
-/** PostgreSQL's RADIANS_PER_DEGREE (radians()), so the point is computed like ll_to_earth. */
-const RADIANS_PER_DEGREE = 0.0174532925199432957692;
+/** PostgreSQL's RADIANS_PER_DEGREE (radians(); the same double), so the point is computed like ll_to_earth. */
+const RADIANS_PER_DEGREE = Math.PI / 180;
 /** Chords nearer than this (metres) to a boundary are decided by PostgreSQL, not here. */
 const UNSURE_M = 1e-6;
 /** Ties within this (metres) are left for PostgreSQL's exact sort of the page's candidates. */
 const TIE_M = 1e-3;
 /** Pages ending past this many stores are ranked by sorting every match. */
 const TOP_MAX = 256;
-/** Stores per grid cell the grid aims at. */
+/** Stores per grid cell the grid aims at, at least. */
 const CELL_TARGET = 32;
 
 export const REACH_SORTS = ['distance', 'rating', 'delivery_fee', 'delivery_time'] as const;
@@ -217,8 +217,32 @@ export class ReachIndex {
 
   /** Bytes held by the typed arrays (the measure of the index's memory). */
   get bytes(): number {
-    const arrays = [this.id, this.x, this.y, this.z, this.reach, this.rating, this.ratingCount, this.fee, this.time, this.category, this.free, this.zone];
-    return [...arrays, this.openAt, this.open, this.offerAt, this.offers, this.cellAt, this.box, this.hit, this.chord, this.openState].reduce((sum, a) => sum + a.byteLength, 0);
+    const arrays = [
+      this.id,
+      this.x,
+      this.y,
+      this.z,
+      this.reach,
+      this.rating,
+      this.ratingCount,
+      this.fee,
+      this.time,
+      this.category,
+      this.free,
+      this.zone,
+    ];
+    return [
+      ...arrays,
+      this.openAt,
+      this.open,
+      this.offerAt,
+      this.offers,
+      this.cellAt,
+      this.box,
+      this.hit,
+      this.chord,
+      this.openState,
+    ].reduce((sum, a) => sum + a.byteLength, 0);
   }
 
   /**
@@ -496,7 +520,11 @@ function lowerBound(values: Float64Array, from: number, to: number, v: number): 
 }
 
 /** Per-store lists flattened: offsets (n + 1) and values. */
-function ragged<T extends Int32Array | Float64Array>(stores: ReachStore[], list: (s: ReachStore) => number[], make: new (n: number) => T): [Int32Array, T] {
+function ragged<T extends Int32Array | Float64Array>(
+  stores: ReachStore[],
+  list: (s: ReachStore) => number[],
+  make: new (n: number) => T,
+): [Int32Array, T] {
   const at = new Int32Array(stores.length + 1);
   stores.forEach((s, i) => (at[i + 1] = at[i] + list(s).length));
   const values = new make(at[stores.length]);
@@ -504,7 +532,7 @@ function ragged<T extends Int32Array | Float64Array>(stores: ReachStore[], list:
   return [at, values];
 }
 
-/** Stores grouped by a square grid on latitude/longitude sized for about CELL_TARGET a cell. */
+/** Stores grouped by a square grid on latitude/longitude. */
 function gridCells(stores: ReachStore[]): ReachStore[][] {
   if (stores.length === 0) return [];
   let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
@@ -515,7 +543,10 @@ function gridCells(stores: ReachStore[]): ReachStore[][] {
     maxLng = Math.max(maxLng, s.lng);
   }
   const area = Math.max(maxLat - minLat, 1e-4) * Math.max(maxLng - minLng, 1e-4);
-  const side = Math.min(1, Math.max(1e-3, Math.sqrt((area * CELL_TARGET) / stores.length)));
+  // Cells grow with the city (√n stores each, at least CELL_TARGET): their number grows as √n,
+  // and so do the stores measured one by one at the cells' edges (n · cell side ∝ n^¾).
+  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 4);
+  const side = Math.min(1, Math.max(1e-3, Math.sqrt((area * perCell) / stores.length)));
   const cells = new Map<string, ReachStore[]>();
   for (const s of stores) {
     const key = `${Math.floor(s.lat / side)}:${Math.floor(s.lng / side)}`;

@@ -152,13 +152,13 @@ async function fromReachIndex(em: EntityManager, filter: StoreFilter, sort: Stor
   if (!filter.point || !(REACH_SORTS as readonly string[]).includes(sort)) return null;
   const query = reachQuery(filter);
   const index = query && (await reachIndex(em));
-  if (!index) return null;
-  if (sort === 'distance' && !filtersStores(query!)) {
+  if (!query || !index) return null;
+  if (sort === 'distance' && !filtersStores(query)) {
     // Nearest first with no filter but the radius: the KNN walk of the position index meets a match at every step.
-    const total = index.count(query!);
+    const total = index.count(query);
     if (total !== null && total >= page.offset + page.limit) return { stores: await loadInOrder(em, await nearestFirst(em, filter, page)), total };
   }
-  const found = index.page(query!, sort as ReachSort, page.offset, page.limit);
+  const found = index.page(query, sort as ReachSort, page.offset, page.limit);
   if (!found) return null;
   if (found.candidates.length === 0) return { stores: [], total: found.total };
   const { where, params, distance, distanceParams } = storeConditions(filter, { box: false });
