@@ -43,9 +43,9 @@ export async function reachIndex(em: EntityManager, { wait = false } = {}): Prom
     () => undefined, // the next request tries again (e.g. the pool was closing)
   );
   if (!wait && !small) return null;
-  const index = await building;
+  const index = await building.catch(() => null);
   // Equal versions only: versions are transaction ids, whose order is not the order of commits.
-  return index.version === version ? index : null;
+  return index?.version === version ? index : null;
 }
 
 /** Whether the city is small enough to wait for its first index (a bounded count). */
