@@ -5,7 +5,7 @@
  * store NUL in text (it failed as a 500), and they forge lines in logs. Tab, line feed and
  * carriage return stay allowed (instructions and descriptions have lines).
  */
-import type { MiddlewareFn } from 'type-graphql';
+import { getMetadataStorage, MiddlewareFn, UseMiddleware } from 'type-graphql';
 import { FieldErrors, validationFailed } from '../common/errors';
 
 // eslint-disable-next-line no-control-regex -- finding control characters is this rule's purpose
@@ -35,3 +35,23 @@ export const refuseControlCharacters: MiddlewareFn = ({ args }, next) => {
   if (fields) throw validationFailed(fields);
   return next();
 };
+
+/** Resolver methods already given the rule (by class): schemas are built more than once (tests). */
+const guarded = new Map<object, Set<string>>();
+
+/**
+ * Puts the rule on every resolver that takes arguments, where a global middleware would also
+ * wrap each plain field of each row (an async middleware dispatch per scalar): fields without
+ * arguments keep a plain property read (docs/decisions.md "City scale: per-request cost"). Declared like
+ * `@UseMiddleware`, so it runs where a global one did: after `@Authorized()`, before the
+ * arguments' class-validator rules. Called before each schema build; idempotent.
+ */
+export function refuseControlCharactersInArguments(): void {
+  for (const param of getMetadataStorage().params) {
+    const takesArguments = param.kind === 'arg' || param.kind === 'args' || (param.kind === 'custom' && param.options.arg !== undefined);
+    const methods = guarded.get(param.target) ?? guarded.set(param.target, new Set()).get(param.target)!;
+    if (!takesArguments || methods.has(param.methodName)) continue;
+    methods.add(param.methodName);
+    UseMiddleware(refuseControlCharacters)(param.target.prototype as object, param.methodName);
+  }
+}

@@ -21,7 +21,7 @@ import { OrderPaymentFieldsResolver, PaymentResolver } from '../modules/payments
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker, markSignedInFields } from './auth-checker';
-import { refuseControlCharacters } from './control-characters';
+import { refuseControlCharactersInArguments } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -51,12 +51,13 @@ export const resolvers = [
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */
 export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSub): Promise<GraphQLSchema> {
+  // One string rule for all inputs, on every field that takes arguments (after its auth check,
+  // before its argument validation).
+  refuseControlCharactersInArguments();
   const schema = await buildSchema({
     resolvers,
     authChecker,
     pubSub,
-    // Runs before each resolver (and before argument validation): one string rule for all inputs.
-    globalMiddlewares: [refuseControlCharacters],
     validate: VALIDATE_SETTINGS,
   });
   return markSignedInFields(schema);

@@ -1,8 +1,9 @@
 import { Context } from '../../context';
-import { activeWindowWhere } from '../../common/active-window';
+import { View } from '../../common/row-views';
 import { Ad } from './ad.entity';
+import { activeAdViews } from './ad-query';
 
 /** Switched-on ads inside their window, in display order (spec §2.3). */
-export async function activeAds(ctx: Context): Promise<Ad[]> {
-  return ctx.em.find(Ad, { isActive: true, ...activeWindowWhere() }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+export async function activeAds(ctx: Context): Promise<View<Ad>[]> {
+  return activeAdViews(ctx.em);
 }

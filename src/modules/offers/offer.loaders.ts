@@ -1,8 +1,14 @@
 /** Batch loaders over offer rows: customers see a store's offers inside their active window. */
-import { activeWindowWhere } from '../../common/active-window';
-import { batchLoader, groupBy, inKeys } from '../../common/batch-loader';
+import { activeWindowSql } from '../../common/active-window';
+import { batchLoader, groupBy } from '../../common/batch-loader';
+import { readViews, View } from '../../common/row-views';
 import { Offer } from './offer.entity';
 
-export const activeOffersOfStore = batchLoader<number, Offer[]>(async (em, keys) =>
-  groupBy(keys, await em.find(Offer, { store: inKeys(keys), ...activeWindowWhere() }, { orderBy: { id: 'asc' } }), (o) => o.store!.id),
+/** Read-only views (src/common/row-views.ts): they feed answers, never writes. */
+export const activeOffersOfStore = batchLoader<number, View<Offer>[]>(async (em, keys) =>
+  groupBy(
+    keys,
+    await readViews(em, Offer, 'o', `from offers o where o.store_id in (?) and ${activeWindowSql('o')} order by o.id asc`, [[...keys]]),
+    (o) => o.store!.id,
+  ),
 );

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { forbidden, invalidField, notFound } from '../../common/errors';
-import { activeWindowWhere } from '../../common/active-window';
+import { activeWindowSql, activeWindowWhere } from '../../common/active-window';
+import { readViews, View } from '../../common/row-views';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
@@ -15,13 +16,9 @@ export async function activeGlobalOffers(ctx: Context): Promise<Offer[]> {
   return ctx.em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
 }
 
-/** Offers applicable to one store: its own active offers and the global ones. */
-export async function activeOffersForStore(ctx: Context, storeId: number): Promise<Offer[]> {
-  return ctx.em.find(
-    Offer,
-    { $and: [{ $or: [{ store: storeId }, { store: null }] }, activeWindowWhere()] },
-    { orderBy: { id: 'asc' } },
-  );
+/** Offers applicable to one store: its own active offers and the global ones (read-only views: the catalog answers them). */
+export async function activeOffersForStore(ctx: Context, storeId: number): Promise<View<Offer>[]> {
+  return readViews(ctx.em, Offer, 'o', `from offers o where (o.store_id = ? or o.store_id is null) and ${activeWindowSql('o')} order by o.id asc`, [storeId]);
 }
 
 /** At most this many offers answer an unfiltered list (newest first). */

@@ -48,20 +48,32 @@ async function zonesInUse(em: EntityManager): Promise<string[]> {
   return rows.map((r) => r.zone);
 }
 
-/** zone -> wall-clock time now, for every zone in use: the `local_times` argument of store_is_open. */
-export async function localTimesAt(em: EntityManager, at: Date): Promise<string> {
+/** zone -> wall-clock time at `at` for each of `zones` (JSON text): the `local_times` argument of store_is_open. */
+export function localTimesOf(zones: Iterable<string>, at: Date): string {
   const times: Record<string, string> = {};
-  for (const zone of await zonesInUse(em)) {
+  for (const zone of zones) {
     const local = wallClock(zone, at);
     if (local) times[zone] = local;
   }
   return JSON.stringify(times);
 }
 
+/** zone -> wall-clock time at `at`, for every zone in use: the `local_times` argument of store_is_open. */
+export async function localTimesAt(em: EntityManager, at: Date): Promise<string> {
+  return localTimesOf(await zonesInUse(em), at);
+}
+
+/** The request's "now" at the service's clock, read once: every open-now answer of a request agrees. */
+const requestNow = batchLoader<'now', Date, Context>((_em, keys, ctx) => {
+  const now = ctx.services.clock.now();
+  return Promise.resolve(keys.map(() => now));
+});
+export const requestInstant = (ctx: Context): Promise<Date> => requestNow(ctx).load('now');
+
 const localTimesNow = batchLoader<'now', string, Context>(async (em, keys, ctx) => {
-  const times = await localTimesAt(em, ctx.services.clock.now());
+  const times = await localTimesAt(em, await requestInstant(ctx));
   return keys.map(() => times);
 });
 
-/** The request's `local_times` (JSON text), computed once per request at the service's clock. */
+/** The request's `local_times` for every zone in use (JSON text), computed once per request at the service's clock. */
 export const storeLocalTimes = (ctx: Context): Promise<string> => localTimesNow(ctx).load('now');

@@ -2,33 +2,42 @@
  * Batch loaders over store rows: the customer-facing ones answer active stores only, and
  * "top 10 per category" and "is open" are rules of this module.
  */
-import { batchLoader, byId, groupBy, inKeys } from '../../common/batch-loader';
+import { batchLoader, byId, groupBy } from '../../common/batch-loader';
+import { readViews, View } from '../../common/row-views';
 import { Context } from '../../context';
-import { storeLocalTimes } from './local-time';
+import { localTimesOf, requestInstant } from './local-time';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 
 export const TOP_STORES_PER_CATEGORY = 10;
 
-export const storeById = batchLoader<number, Store | null>(async (em, keys) => byId(keys, await em.find(Store, { id: inKeys(keys) })));
-
-export const storeCategoryById = batchLoader<number, StoreCategory | null>(async (em, keys) =>
-  byId(keys, await em.find(StoreCategory, { id: inKeys(keys) })),
+// The loaders answer read-only views (src/common/row-views.ts): they feed answers, never writes.
+export const storeById = batchLoader<number, View<Store> | null>(async (em, keys) =>
+  byId(keys, await readViews(em, Store, 's', 'from stores s where s.id in (?)', [[...keys]])),
 );
 
-/** Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). */
-export const storeIsOpen = batchLoader<number, boolean, Context>(async (em, keys, ctx) => {
-  const rows = await em.execute<{ id: number; open: boolean }[]>(
-    `select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`,
-    [await storeLocalTimes(ctx), [...keys]],
-  );
+export const storeCategoryById = batchLoader<number, View<StoreCategory> | null>(async (em, keys) =>
+  byId(keys, await readViews(em, StoreCategory, 'c', 'from store_categories c where c.id in (?)', [[...keys]])),
+);
+
+/**
+ * Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). The
+ * stores in hand name their zones, so only those are turned into wall-clock times: no walk of
+ * every zone in use (one statement fewer per answer that shows `is_open`).
+ */
+export const storeIsOpen = batchLoader<Pick<Store, 'id' | 'timezone'>, boolean, Context>(async (em, keys, ctx) => {
+  const localTimes = localTimesOf(new Set(keys.map((k) => k.timezone)), await requestInstant(ctx));
+  const rows = await em.execute<{ id: number; open: boolean }[]>(`select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`, [
+    localTimes,
+    [...new Set(keys.map((k) => k.id))],
+  ]);
   const open = new Map(rows.map((r) => [r.id, r.open]));
-  return keys.map((k) => open.get(k) ?? false);
+  return keys.map((k) => open.get(k.id) ?? false);
 });
 
 /** The best rated active stores of each category (a lateral join: one statement). */
-export const topStoresByCategory = batchLoader<number, Store[]>(async (em, keys) => {
+export const topStoresByCategory = batchLoader<number, View<Store>[]>(async (em, keys) => {
   const rows = await em.execute<{ category_id: number; id: number }[]>(
     `select c.id as category_id, s.id from store_categories c
      cross join lateral (select id from stores where category_id = c.id and is_active
@@ -36,7 +45,9 @@ export const topStoresByCategory = batchLoader<number, Store[]>(async (em, keys)
      where c.id in (?)`,
     [TOP_STORES_PER_CATEGORY, [...keys]],
   );
-  const stores = new Map((await em.find(Store, { id: { $in: rows.map((r) => r.id) } })).map((st) => [st.id, st]));
+  const ids = rows.map((r) => r.id);
+  const found = ids.length === 0 ? [] : await readViews(em, Store, 's', 'from stores s where s.id in (?)', [ids]);
+  const stores = new Map(found.map((st) => [st.id, st]));
   return groupBy(keys, rows, (r) => r.category_id).map((group) => group.map((r) => stores.get(r.id)!));
 });
 
@@ -49,6 +60,10 @@ export const activeStoreCountByCategory = batchLoader<number, number>(async (em,
   return keys.map((k) => counts.get(k) ?? 0);
 });
 
-export const openingHoursOfStore = batchLoader<number, OpeningHours[]>(async (em, keys) =>
-  groupBy(keys, await em.find(OpeningHours, { store: inKeys(keys) }, { orderBy: { dayOfWeek: 'asc', opensAt: 'asc' } }), (h) => h.store.id),
+export const openingHoursOfStore = batchLoader<number, View<OpeningHours>[]>(async (em, keys) =>
+  groupBy(
+    keys,
+    await readViews(em, OpeningHours, 'h', 'from store_opening_hours h where h.store_id in (?) order by h.day_of_week asc, h.opens_at asc', [[...keys]]),
+    (h) => h.store.id,
+  ),
 );

@@ -36,7 +36,7 @@ export class StoreResolver {
 
   @FieldResolver(() => Boolean, { description: 'Open now, from its opening hours in its time zone.' })
   async isOpen(@Root() store: Store, @Ctx() ctx: Context): Promise<boolean> {
-    return storeIsOpen(ctx).load(store.id);
+    return storeIsOpen(ctx).load(store);
   }
 
   @FieldResolver(() => [OpeningHours])

@@ -1,17 +1,21 @@
 import { notFound } from '../../common/errors';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
+import { readViews, View } from '../../common/row-views';
 import { viewerOwns } from './ownership';
 import { MainCategory } from './main-category.entity';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 
-/** An active store by id or slug (spec §4.3 "store ID or slug"); 404 otherwise. */
-export async function getActiveStore(ctx: Context, idOrSlug: string | number): Promise<Store> {
+/**
+ * An active store by id or slug (spec §4.3 "store ID or slug"); 404 otherwise. A read-only view
+ * (src/common/row-views.ts): every caller answers it.
+ */
+export async function getActiveStore(ctx: Context, idOrSlug: string | number): Promise<View<Store>> {
   const key = String(idOrSlug).trim();
-  const store = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1
-    ? await ctx.em.findOne(Store, { id: Number(key), isActive: true })
-    : await ctx.em.findOne(Store, { slug: key.toLowerCase(), isActive: true });
+  const [store] = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1
+    ? await readViews(ctx.em, Store, 's', 'from stores s where s.id = ? and s.is_active', [Number(key)])
+    : await readViews(ctx.em, Store, 's', 'from stores s where s.slug = ? and s.is_active', [key.toLowerCase()]);
   if (!store) throw notFound('Store', key);
   return store;
 }

@@ -1,0 +1,91 @@
+/**
+ * Rows read with SQL and answered as an entity's GraphQL type, without the ORM (issue 9: on the
+ * hot reads MikroORM's query building, hydration and identity map cost more CPU than the rest
+ * of the request; docs/decisions.md "City scale: per-request cost").
+ *
+ * A *view* is a row whose own properties are the entity's columns under their property names
+ * (the select list comes from the entity's metadata), whose many-to-ones are plain `{ id }`
+ * (what the entity's getters and field resolvers read: `store.id`, `category?.id`), and whose
+ * prototype is the entity's, so its getters (`deliveryPrice`) work and type-graphql takes it
+ * as the instance it expects (it would copy a plain root into `new Entity()`, which MikroORM's
+ * property setters refuse). A view is read-only and unmanaged: never hand one to the ORM
+ * (`persist`, `assign`, `wrap`, a `find` condition); a write loads the entity.
+ */
+import { EntityClass, ReferenceKind } from '@mikro-orm/core';
+import { EntityManager } from '@mikro-orm/postgresql';
+
+/** What a view of entity `T` holds: its columns, its many-to-ones as `{ id }`. Read-only. */
+export type View<T> = T;
+
+interface Shape {
+  /** `"column" as "property"` for every loaded column, to prefix with the table's alias. */
+  columns: [column: string, property: string][];
+  /** Properties that are many-to-ones (their column holds the id). */
+  refs: string[];
+  /** Date properties: the driver answers timestamps as text, the ORM parses them. */
+  dates: string[];
+  /** The select list by table alias, built once. */
+  selects: Map<string, string>;
+}
+
+/** Column types whose driver value is not what the ORM would hold (text for numbers, ...): refused. */
+const UNMAPPED = /^(bigint|int8|numeric|decimal|json|jsonb)\b|\[\]$/;
+
+const shapes = new Map<object, Shape>();
+
+function shapeOf(em: EntityManager, entity: EntityClass<object>): Shape {
+  let shape = shapes.get(entity);
+  if (!shape) {
+    shape = { columns: [], refs: [], dates: [], selects: new Map() };
+    for (const prop of em.getMetadata().get(entity.name).props) {
+      if (prop.persist === false || prop.lazy || prop.formula || prop.fieldNames?.length !== 1) continue;
+      if (prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner)) shape.refs.push(prop.name);
+      else if (prop.kind !== ReferenceKind.SCALAR) continue;
+      else if (prop.runtimeType === 'Date') shape.dates.push(prop.name);
+      else if (UNMAPPED.test(prop.columnTypes?.[0] ?? '')) {
+        throw new Error(`row-views: ${entity.name}.${prop.name} (${prop.columnTypes[0]}) needs a conversion views do not make`);
+      }
+      shape.columns.push([prop.fieldNames[0], prop.name]);
+    }
+    shapes.set(entity, shape);
+  }
+  return shape;
+}
+
+/** The select list of a view of `entity` from the table aliased `alias` (code from metadata, no values). */
+export function viewColumns(em: EntityManager, entity: EntityClass<object>, alias: string): string {
+  const shape = shapeOf(em, entity);
+  let select = shape.selects.get(alias);
+  if (select === undefined) {
+    select = shape.columns.map(([column, property]) => `${alias}."${column}" as "${property}"`).join(', ');
+    shape.selects.set(alias, select);
+  }
+  return select;
+}
+
+/** Turns rows selected with `viewColumns` (and any extra columns) into views, in place. */
+export function asViews<T extends object>(em: EntityManager, entity: EntityClass<T>, rows: object[]): View<T>[] {
+  const { refs, dates } = shapeOf(em, entity);
+  const platform = em.getPlatform();
+  const prototype = entity.prototype as object;
+  for (const row of rows as Record<string, unknown>[]) {
+    for (const ref of refs) row[ref] = row[ref] === null || row[ref] === undefined ? null : { id: row[ref] };
+    for (const date of dates) if (typeof row[date] === 'string') row[date] = platform.parseDate(row[date]);
+    Object.setPrototypeOf(row, prototype);
+  }
+  return rows as View<T>[];
+}
+
+/**
+ * `select <the view's columns> <rest>`: `rest` names the table with `alias` (`from ads a where
+ * ...`); every value in `params`.
+ */
+export async function readViews<T extends object>(
+  em: EntityManager,
+  entity: EntityClass<T>,
+  alias: string,
+  rest: string,
+  params: unknown[] = [],
+): Promise<View<T>[]> {
+  return asViews(em, entity, await em.execute(`select ${viewColumns(em, entity, alias)} ${rest}`, params));
+}
