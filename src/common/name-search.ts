@@ -1,15 +1,33 @@
 /**
  * The one name-search rule (stores and products alike): accents and case ignored, substring
- * matches first, then typo-tolerant trigram word similarity. `column` is a column reference
- * written by the calling module; the user's text only ever travels as bound parameters.
+ * matches first, then typo-tolerant trigram word similarity. The user's text only ever travels
+ * as bound parameters.
  */
-export function nameSearch(column: string, q: string) {
+function nameSearch(folded: string, q: string) {
   const term = q.trim();
   const literal = term.replace(/[\\%_]/g, '\\$&'); // the user's % and _ are not wildcards
   return {
-    match: `(search_text(${column}) like '%' || search_text(?) || '%' or search_text(?) <% search_text(${column}))`,
+    match: `(${folded} like '%' || search_text(?) || '%' or search_text(?) <% ${folded})`,
     matchParams: [literal, term],
-    rank: `(search_text(${column}) like search_text(?) || '%') desc, word_similarity(search_text(?), search_text(${column})) desc`,
-    rankParams: [literal, term],
+    prefix: `(${folded} like search_text(?) || '%')`,
+    prefixParams: [literal],
+    similarity: `word_similarity(search_text(?), ${folded})`,
+    similarityParams: [term],
+  };
+}
+
+/**
+ * The names of `table` (a search names table: every distinct `search_text(name)` of stores or
+ * products) that match, each with its rank as `prefix` and `similarity`, best first. Every row
+ * of a name ranks the same, so callers read each name's best rows from an index and re-sort by
+ * (prefix desc, similarity desc, their own tie-breaks): the work grows with the matching names,
+ * not with the matching rows. docs/decisions.md "City scale: home screen and search".
+ */
+export function matchingNames(table: 'store_search_names' | 'product_search_names', q: string) {
+  const name = nameSearch('n.search_name', q);
+  return {
+    sql: `(select n.search_name, ${name.prefix} as prefix, ${name.similarity} as similarity from ${table} n
+           where ${name.match} order by prefix desc, similarity desc)`,
+    params: [...name.prefixParams, ...name.similarityParams, ...name.matchParams],
   };
 }

@@ -27,6 +27,7 @@ import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
 import { PaymentWebhookEvent } from '../modules/payments/payment-webhook-event.entity';
 import { StoreReachVersion } from '../modules/stores/store-reach-version.entity';
+import { ProductSearchName, StoreSearchName } from '../modules/discovery/search-names.entity';
 
 export const entities = [
   Timestamped,
@@ -60,6 +61,8 @@ export const entities = [
   OrderEvent,
   IdempotencyKey,
   PaymentMethod,
+  StoreSearchName,
+  ProductSearchName,
   Payment,
   PaymentWebhookEvent,
   RateLimitCounter,

@@ -56,7 +56,7 @@ export async function isDatabaseEmpty(em: EntityManager): Promise<boolean> {
 /** Tables of the catalogue, emptied by resetCatalog. */
 const CATALOG_TABLES = [
   'main_categories', 'store_categories', 'stores', 'store_opening_hours', 'menus', 'menu_categories', 'products',
-  'product_option_groups', 'product_option_values', 'product_supplements', 'offers', 'ads',
+  'product_option_groups', 'product_option_values', 'product_supplements', 'offers', 'ads', 'store_search_names', 'product_search_names',
 ];
 
 /**

@@ -4,7 +4,7 @@
  * search. Other modules call these functions; the SQL text never leaves this file.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { nameSearch } from '../../common/name-search';
+import { matchingNames } from '../../common/name-search';
 
 /** "A customer may see this product" (`p` is products): active, in a category of an active menu. */
 const VISIBLE_PRODUCT = `p.is_active and exists (
@@ -46,33 +46,57 @@ export type ProductBlock = (typeof PRODUCT_BLOCKS)[number];
 
 /**
  * The home screen's product blocks in one statement, drawn from the visible products of the
- * given stores: newest, featured (most ordered first) and trending (most ordered).
+ * given stores: newest, featured (most ordered first) and trending (most ordered). The stores'
+ * products are read once through the store index (a few hundred rows whatever the city's size;
+ * an index walk in block order that filtered on the stores read a row per product of the city
+ * until it met ten of theirs), each block sorts them and tests visibility in that order only
+ * until it has its ten (`offset 0` keeps the test above the sort). docs/decisions.md "City scale".
  */
 export async function homeProductBlocks(em: EntityManager, storeIds: number[], size: number): Promise<Record<ProductBlock, number[]>> {
-  const block = (order: string, extra = 'true') =>
-    `(select ?::text as block, p.id, row_number() over (order by ${order}) as ord
-      from products p where p.store_id in (?) and ${VISIBLE_PRODUCT} and ${extra} order by ${order} limit ?)`;
-  const stores = ids(storeIds);
-  const rows = await em.execute<{ block: ProductBlock; id: number; ord: number }[]>(
-    [block('p.id desc'), block('p.order_count desc, p.id', 'p.is_featured'), block('p.order_count desc, p.id')].join(' union all '),
-    [...['products', stores, size], ...['featured_products', stores, size], ...['trending_products', stores, size]],
+  const order: Record<ProductBlock, (a: BlockProduct, b: BlockProduct) => number> = {
+    products: (a, b) => b.id - a.id,
+    featured_products: (a, b) => b.order_count - a.order_count || a.id - b.id,
+    trending_products: (a, b) => b.order_count - a.order_count || a.id - b.id,
+  };
+  const block = (sqlOrder: string, extra = 'true') =>
+    `(select ?::text as block, p.id, p.order_count from (
+        select * from candidates where ${extra} order by ${sqlOrder} offset 0) p
+      where ${VISIBLE_PRODUCT} limit ?)`;
+  const rows = await em.execute<(BlockProduct & { block: ProductBlock })[]>(
+    `with candidates as materialized (
+       select p.id, p.order_count, p.is_featured, p.is_active, p.menu_category_id from products p where p.store_id in (?))
+     ${[block('id desc'), block('order_count desc, id', 'is_featured'), block('order_count desc, id')].join(' union all ')}`,
+    [ids(storeIds), ...['products', size], ...['featured_products', size], ...['trending_products', size]],
   );
-  const blocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as { id: number; ord: number }[]])) as Record<ProductBlock, { id: number; ord: number }[]>;
-  for (const row of rows) blocks[row.block].push(row);
   return Object.fromEntries(
-    PRODUCT_BLOCKS.map((b) => [b, blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => r.id)]),
+    PRODUCT_BLOCKS.map((b) => [
+      b,
+      rows
+        .filter((r) => r.block === b)
+        .sort(order[b])
+        .map((r) => r.id),
+    ]),
   ) as Record<ProductBlock, number[]>;
 }
 
-/** Ids of visible products of active stores whose names match, best first. */
+type BlockProduct = { id: number; order_count: number };
+
+/**
+ * Ids of visible products of active stores whose names match, best first (name rank, then most
+ * ordered, then id). Names are ranked once each (product_search_names) and each matching name
+ * gives its most ordered visible products from `products_search_name_index`; products of
+ * worse-ranked names are read only while the page is short.
+ */
 export async function searchProductIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
-  const name = nameSearch('p.name', q);
+  const names = matchingNames('product_search_names', q);
   // stores.is_active is read here, in the same statement, so the limit counts visible products only.
   const rows = await em.execute<{ id: number }[]>(
-    `select p.id from products p join stores s on s.id = p.store_id
-     where ${VISIBLE_PRODUCT} and s.is_active and ${name.match}
-     order by ${name.rank}, p.order_count desc, p.id limit ?`,
-    [...name.matchParams, ...name.rankParams, limit],
+    `select p.id from ${names.sql} n cross join lateral (
+       select p.id, p.order_count from products p join stores s on s.id = p.store_id
+       where search_text(p.name) = n.search_name and ${VISIBLE_PRODUCT} and s.is_active
+       order by p.order_count desc, p.id limit ?) p
+     order by n.prefix desc, n.similarity desc, p.order_count desc, p.id limit ?`,
+    [...names.params, limit, limit],
   );
   return rows.map((r) => r.id);
 }

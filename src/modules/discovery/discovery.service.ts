@@ -5,7 +5,8 @@ import { Context } from '../../context';
 import { homeProductBlocks, searchProductIds } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffers } from '../offers/offer.service';
-import { findStores, GeoPoint, homeStoreBlocks, loadStoresInOrder, searchStoreIds, StoreFilter } from '../stores/store-query';
+import { homeStoreBlocks } from '../stores/home-query';
+import { findStores, GeoPoint, loadStoresInOrder, searchStoreIds, StoreFilter } from '../stores/store-query';
 import { storeLocalTimes } from '../stores/local-time';
 import { listMainCategories, listStoreCategories } from '../stores/store.service';
 import { NearbyStoresArgs } from './discovery.inputs';
@@ -35,7 +36,7 @@ export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promis
 
 export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage> {
   const em = ctx.em;
-  const blocks = await homeStoreBlocks(em, { point }, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES);
+  const blocks = await homeStoreBlocks(em, point, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES);
   const products = await homeProductBlocks(em, blocks.product_sources.map((s) => s.id), HOME_BLOCK_SIZE);
   const storeRows = [blocks.top_rated_stores, blocks.popular_near_you, blocks.stores];
   const productIds = [products.products, products.featured_products, products.trending_products];

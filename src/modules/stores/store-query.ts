@@ -1,12 +1,12 @@
 /**
- * The one query behind every customer list of stores (nearby, home blocks). With a point it
+ * The one query behind every customer list of stores (nearby; the home blocks in home-query.ts). With a point it
  * keeps only stores whose delivery radius covers it, found through the GiST index on the
  * stored `earth` cube with an earth_box of at most MAX_DELIVERY_RADIUS_KM.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
-import { nameSearch } from '../../common/name-search';
+import { matchingNames } from '../../common/name-search';
 import { Store } from './store.entity';
 import { filtersStores, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
 import { reachIndex } from './reach-index.loader';
@@ -224,50 +224,25 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
   });
 }
 
-export const STORE_BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'product_sources'] as const;
-export type StoreBlock = (typeof STORE_BLOCKS)[number];
-export type BlockStore = { id: number; distanceM: number | null };
-
-/**
- * The home screen's store blocks in one statement: the stores matching the filter are found
- * once and each block is a top-N sort of them. `product_sources` are the `sources` most
- * ordered-from of them, whose products the product blocks draw from (docs/decisions.md).
- */
-export async function homeStoreBlocks(em: EntityManager, filter: StoreFilter, size: number, sources: number): Promise<Record<StoreBlock, BlockStore[]>> {
-  const { where, params, distance, distanceParams } = storeConditions(filter);
-  const near = filter.point ? 'distance_m, ' : '';
-  const block = (order: string) =>
-    `(select ?::text as block, id, distance_m, row_number() over (order by ${order}, id) as ord from d order by ${order}, id limit ?)`;
-  const rows = await em.execute<{ block: StoreBlock; id: number; distance_m: number | null; ord: number }[]>(
-    `with d as materialized (
-       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${where})
-     ${[
-       block(`rating desc, rating_count desc, ${near}order_count desc`),
-       block(`order_count desc, rating desc, ${near}rating_count desc`),
-       block(filter.point ? 'distance_m' : 'order_count desc, rating desc'),
-       block('order_count desc, rating desc'),
-     ].join(' union all ')}`,
-    [...distanceParams, ...params, 'top_rated_stores', size, 'popular_near_you', size, 'stores', 2 * size, 'product_sources', sources],
-  );
-  const blocks = Object.fromEntries(STORE_BLOCKS.map((b) => [b, [] as typeof rows])) as Record<StoreBlock, typeof rows>;
-  for (const row of rows) blocks[row.block].push(row);
-  return Object.fromEntries(
-    STORE_BLOCKS.map((b) => [b, blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => ({ id: r.id, distanceM: r.distance_m }))]),
-  ) as Record<StoreBlock, BlockStore[]>;
-}
-
 /** Loads stores keeping the given order, each with its distance (rounded to 10 m, in km). */
-export async function loadStoresInOrder(em: EntityManager, rows: BlockStore[]): Promise<Store[]> {
+export async function loadStoresInOrder(em: EntityManager, rows: { id: number; distanceM: number | null }[]): Promise<Store[]> {
   return loadInOrder(em, rows.map((r) => ({ id: r.id, distance_m: r.distanceM })));
 }
 
-/** Ids of active stores whose names match, best first. */
+/**
+ * Ids of active stores whose names match, best first (name rank, then rating, then id). Names
+ * are ranked once each (store_search_names) and each matching name gives its best stores from
+ * `stores_search_name_index` (index only); stores of worse-ranked names are read only while
+ * the page is short.
+ */
 export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
-  const name = nameSearch('s.name', q);
+  const names = matchingNames('store_search_names', q);
   const rows = await em.execute<{ id: number }[]>(
-    `select s.id from stores s where s.is_active and ${name.match}
-     order by ${name.rank}, s.rating desc, s.id limit ?`,
-    [...name.matchParams, ...name.rankParams, limit],
+    `select s.id from ${names.sql} n cross join lateral (
+       select s.id, s.rating from stores s where search_text(s.name) = n.search_name and s.is_active
+       order by s.rating desc, s.id limit ?) s
+     order by n.prefix desc, n.similarity desc, s.rating desc, s.id limit ?`,
+    [...names.params, limit, limit],
   );
   return rows.map((r) => r.id);
 }

@@ -8,11 +8,34 @@ import { CoordinateField } from '../../common/coordinate-field';
 
 @ObjectType({ description: 'A store customers order from.' })
 @Entity({ tableName: 'stores' })
-/** Covering and partial: nearby's count and rankings and the home blocks read only the index (store-query.ts). */
+/** Covering and partial: nearby's count and rankings and the home blocks' nearest walk read only the index (store-query.ts, home-query.ts). */
 @Index({
   name: 'stores_earth_index',
   expression:
     'create index "stores_earth_index" on "stores" using gist ("earth") include ("id", "delivery_radius_km", "rating", "rating_count", "order_count", "category_id", "free_delivery", "delivery_price_cents", "delivery_time") where is_active',
+})
+/**
+ * The home blocks' walks in rating and in order-count order (home-query.ts): covering, so a walk
+ * tests "delivers here" on index entries alone; and the largest radius of an active store.
+ */
+@Index({
+  name: 'stores_rating_index',
+  expression:
+    'create index "stores_rating_index" on "stores" ("rating" desc, "rating_count" desc) include ("earth", "delivery_radius_km", "order_count", "id") where is_active',
+})
+@Index({
+  name: 'stores_popularity_index',
+  expression:
+    'create index "stores_popularity_index" on "stores" ("order_count" desc, "rating" desc, "id") include ("earth", "delivery_radius_km", "rating_count") where is_active',
+})
+@Index({
+  name: 'stores_delivery_radius_index',
+  expression: 'create index "stores_delivery_radius_index" on "stores" ("delivery_radius_km") where is_active',
+})
+/** Search reads a matching name's best stores from here, index only (store-query.ts `searchStoreIds`). */
+@Index({
+  name: 'stores_search_name_index',
+  expression: 'create index "stores_search_name_index" on "stores" (search_text(name), "rating" desc, "id") include ("name") where is_active',
 })
 @Index({ name: 'stores_name_trgm_index', expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)' })
 export class Store extends Timestamped {

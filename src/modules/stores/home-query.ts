@@ -1,0 +1,163 @@
+/**
+ * The home screen's store blocks: each is the top N, in its own order, of the active stores
+ * that deliver to the point. Where many stores deliver, each block walks an index in its
+ * order and stops after N deliverers (bounded whatever the city's size); where few do, all of
+ * them are ranked (they are few). Both give the same blocks; docs/decisions.md "City scale:
+ * home screen and search".
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import { GeoPoint, storeConditions } from './store-query';
+
+export const STORE_BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'product_sources'] as const;
+export type StoreBlock = (typeof STORE_BLOCKS)[number];
+export type BlockStore = { id: number; distanceM: number | null };
+type BlockRow = { block: StoreBlock; id: number; distance_m: number | null; ord: number };
+
+/**
+ * How many index entries a block's walk reads at most, per store of the block, before the
+ * blocks are ranked from every deliverer instead: the walks answer wherever one active store
+ * in this many delivers (measured: docs/decisions.md).
+ */
+export const HOME_WALK = 200;
+
+/** Each block's order, ties broken as written (distance only with a point). */
+function blockOrders(point: boolean): Record<StoreBlock, string> {
+  const near = point ? 'distance_m, ' : '';
+  return {
+    top_rated_stores: `rating desc, rating_count desc, ${near}order_count desc, id`,
+    popular_near_you: `order_count desc, rating desc, ${near}rating_count desc, id`,
+    stores: point ? 'distance_m, id' : 'order_count desc, rating desc, id',
+    product_sources: 'order_count desc, rating desc, id',
+  };
+}
+
+/**
+ * The blocks of the stores delivering to `point` (every active store without one): `size`
+ * stores each, `2 * size` nearest, and the `sources` most ordered-from (whose products the
+ * product blocks draw from).
+ */
+export async function homeStoreBlocks(
+  em: EntityManager,
+  point: GeoPoint | undefined,
+  size: number,
+  sources: number,
+  walk = HOME_WALK,
+): Promise<Record<StoreBlock, BlockStore[]>> {
+  return (await walkedStoreBlocks(em, point, size, sources, walk)) ?? rankedStoreBlocks(em, point, size, sources);
+}
+
+/**
+ * The blocks from index walks, or null when a walk ran out (`walk` entries read per store of
+ * its block) before its block was full. Each walk reads active stores in its block's leading order from an index
+ * that carries position and radius (rating: `stores_rating_index`; order count:
+ * `stores_popularity_index`; distance: the position index, nearest first), keeps those that
+ * deliver, and stops at the block's size WITH TIES, so that re-sorting by the block's full
+ * order (distance and id break ties the index cannot) gives the full ranking's block. The walk
+ * itself takes its entries WITH TIES too, so no tie group is cut: a full block is exact.
+ */
+export async function walkedStoreBlocks(
+  em: EntityManager,
+  point: GeoPoint | undefined,
+  size: number,
+  sources: number,
+  walk: number,
+): Promise<Record<StoreBlock, BlockStore[]> | null> {
+  const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
+  const order = blockOrders(Boolean(point));
+  const want: Record<StoreBlock, number> = { top_rated_stores: size, popular_near_you: size, stores: 2 * size, product_sources: sources };
+  // The popularity walk serves popular_near_you, product_sources and (without a point) stores.
+  const popular = Math.max(size, sources, point ? 0 : 2 * size);
+  // With a point, the nearest walk runs first; when it comes back short, few stores deliver
+  // here and the other walks would read their whole allowance in vain: a one-time filter
+  // skips them (the ranked path answers).
+  const gate = point ? ' and (select count(*) from nearest) = ?' : '';
+  const gateParams = point ? [2 * size] : [];
+  const delivering = (key: string) => ({
+    sql: `select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count
+      from (select id, earth, delivery_radius_km, rating, rating_count, order_count, true as is_active
+            from stores where is_active order by ${key} fetch first ? rows with ties) s
+      where ${where}${gate} order by ${key} fetch first ? rows with ties`,
+    params: (n: number) => [...distanceParams, walk * n, ...params, ...gateParams, n],
+  });
+  const block = (name: StoreBlock, from: string) =>
+    `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from ${from} order by ord limit ?)`;
+  const popularWalk = delivering('order_count desc, rating desc');
+  const ratingWalk = delivering('rating desc, rating_count desc');
+  let nearest = { sql: '', params: [] as unknown[] };
+  if (point) {
+    nearest = {
+      sql: `nearest as materialized (
+              select s.id, ${distance} as distance_m from (
+                select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
+                from stores where is_active order by knn fetch first ? rows with ties) s
+              where ${where} order by s.knn fetch first ? rows with ties), `,
+      params: [...distanceParams, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
+    };
+  }
+  const rows = await em.execute<BlockRow[]>(
+    `with ${nearest.sql}popular as materialized (${popularWalk.sql})
+     ${[
+       block('top_rated_stores', `(${ratingWalk.sql}) t`),
+       block('popular_near_you', 'popular'),
+       block('stores', point ? 'nearest' : 'popular'),
+       block('product_sources', 'popular'),
+     ].join(' union all ')}`,
+    [
+      ...nearest.params,
+      ...popularWalk.params(popular),
+      ...['top_rated_stores', ...ratingWalk.params(size), size],
+      ...['popular_near_you', size],
+      ...['stores', 2 * size],
+      ...['product_sources', sources],
+    ],
+  );
+  const blocks = toBlocks(rows);
+  return STORE_BLOCKS.every((b) => blocks[b].length === want[b]) ? blocks : null;
+}
+
+/**
+ * The blocks ranked from every store that delivers to the point, in one statement: found once
+ * through the position index within the largest delivery radius of any active store (few
+ * stores deliver where this runs), then a top-N sort per block.
+ */
+export async function rankedStoreBlocks(
+  em: EntityManager,
+  point: GeoPoint | undefined,
+  size: number,
+  sources: number,
+): Promise<Record<StoreBlock, BlockStore[]>> {
+  const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
+  const box = point
+    ? 'earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> s.earth and '
+    : '';
+  const boxParams = point ? [point.lat, point.lng] : [];
+  const order = blockOrders(Boolean(point));
+  const block = (name: StoreBlock) =>
+    `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from d order by ${order[name]} limit ?)`;
+  const rows = await em.execute<BlockRow[]>(
+    `with d as materialized (
+       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${box}${where})
+     ${STORE_BLOCKS.map(block).join(' union all ')}`,
+    [
+      ...distanceParams,
+      ...boxParams,
+      ...params,
+      ...['top_rated_stores', size],
+      ...['popular_near_you', size],
+      ...['stores', 2 * size],
+      ...['product_sources', sources],
+    ],
+  );
+  return toBlocks(rows);
+}
+
+function toBlocks(rows: BlockRow[]): Record<StoreBlock, BlockStore[]> {
+  const blocks = Object.fromEntries(STORE_BLOCKS.map((b) => [b, [] as BlockRow[]])) as Record<StoreBlock, BlockRow[]>;
+  for (const row of rows) blocks[row.block].push(row);
+  return Object.fromEntries(
+    STORE_BLOCKS.map((b) => [
+      b,
+      blocks[b].sort((x, y) => Number(x.ord) - Number(y.ord)).map((r) => ({ id: r.id, distanceM: r.distance_m })),
+    ]),
+  ) as Record<StoreBlock, BlockStore[]>;
+}

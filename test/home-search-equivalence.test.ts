@@ -1,0 +1,289 @@
+/**
+ * The home screen's bounded store blocks (index walks, src/modules/stores/home-query.ts) and
+ * bounded search answer exactly what the straightforward queries answer: every deliverer (every
+ * name match) ranked. Both run on a seeded city, at the centre, at seeded random points, at sea
+ * and without a point, with walks long and short enough to take either path.
+ */
+import 'reflect-metadata';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Database } from '../src/db/orm';
+import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
+import { Random } from '../src/db/seed/random';
+import { GeoPoint } from '../src/modules/stores/store-query';
+import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
+import { homeProductBlocks, searchProductIds } from '../src/modules/catalog/product-query';
+import { searchStoreIds } from '../src/modules/stores/store-query';
+import { openTestDatabase } from './helpers/database';
+
+const STORES = 1000;
+const SIZE = 10;
+const SOURCES = 50;
+let db: Database;
+const em = (): EntityManager => db.orm.em.fork();
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  await seedDemoCity(em(), { stores: STORES, seed: 5, now: new Date('2026-03-04T12:00:00Z') });
+  await refreshAfterBulkLoad(em());
+}, 180_000);
+
+afterAll(async () => {
+  await db?.close();
+});
+
+/** The home blocks as ranked before the walks, verbatim: every deliverer in the 50 km box, four top-N sorts. */
+async function referenceBlocks(point: GeoPoint | undefined, size: number, sources: number) {
+  const here = point ? `ll_to_earth(${point.lat}, ${point.lng})` : '';
+  const distance = point ? `earth_distance(ll_to_earth(s.latitude, s.longitude), ${here})` : 'null::float8';
+  const where = point ? `s.is_active and ${distance} <= s.delivery_radius_km * 1000` : 's.is_active';
+  const near = point ? 'distance_m, ' : '';
+  const block = (name: string, order: string, n: number) =>
+    `(select '${name}'::text as block, id, distance_m, row_number() over (order by ${order}, id) as ord from d order by ${order}, id limit ${n})`;
+  const rows = await em().execute<{ block: string; id: number; distance_m: number | null; ord: string }[]>(
+    `with d as materialized (select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${where})
+     ${[
+       block('top_rated_stores', `rating desc, rating_count desc, ${near}order_count desc`, size),
+       block('popular_near_you', `order_count desc, rating desc, ${near}rating_count desc`, size),
+       block('stores', point ? 'distance_m' : 'order_count desc, rating desc', 2 * size),
+       block('product_sources', 'order_count desc, rating desc', sources),
+     ].join(' union all ')}`,
+  );
+  const blocks: Record<string, { id: number; km: number | null }[]> = {
+    top_rated_stores: [],
+    popular_near_you: [],
+    stores: [],
+    product_sources: [],
+  };
+  for (const r of rows.sort((x, y) => Number(x.ord) - Number(y.ord))) blocks[r.block].push({ id: r.id, km: km(r.distance_m) });
+  return blocks;
+}
+
+const km = (m: number | null) => (m === null ? null : Math.round(m / 10) / 100);
+
+function points(): { name: string; point?: GeoPoint }[] {
+  const rnd = new Random(909);
+  const list: { name: string; point?: GeoPoint }[] = [{ name: 'centre', point: CASABLANCA }, { name: 'no point' }];
+  for (let k = 0; k < 16; k++) {
+    const point = { lat: CASABLANCA.lat + (rnd.next() - 0.5) * 0.45, lng: CASABLANCA.lng + (rnd.next() - 0.5) * 0.45 };
+    list.push({ name: `random ${point.lat.toFixed(4)},${point.lng.toFixed(4)}`, point });
+  }
+  list.push({ name: 'at sea, no store', point: { lat: 34.2, lng: -8.6 } });
+  return list;
+}
+
+describe('home store blocks at city scale answer like the full ranking', () => {
+  it('gives the same stores, order and distances in every block, by either path', async () => {
+    let walked = 0;
+    let ranked = 0;
+    for (const { name, point } of points()) {
+      for (const [size, sources, walk] of [
+        [SIZE, SOURCES, HOME_WALK],
+        [SIZE, SOURCES, 200],
+        [SIZE, SOURCES, 40],
+        [3, 5, 40],
+        [3, 5, 15],
+      ]) {
+        const expected = await referenceBlocks(point, size, sources);
+        const label = `${name} / ${size} and ${sources} / walk ${walk}`;
+        const blocks = await homeStoreBlocks(em(), point, size, sources, walk);
+        const got = Object.fromEntries(
+          Object.entries(blocks).map(([b, list]) => [b, list.map((s) => ({ id: s.id, km: km(s.distanceM) }))]),
+        );
+        expect({ label, ...got }).toEqual({ label, ...expected });
+        if (await walkedStoreBlocks(em(), point, size, sources, walk)) walked++;
+        else ranked++;
+      }
+    }
+    // Both paths were compared, and the walks answered where many stores deliver.
+    expect(walked).toBeGreaterThan(12);
+    expect(ranked).toBeGreaterThan(20);
+    expect(await walkedStoreBlocks(em(), CASABLANCA, SIZE, SOURCES, 200)).not.toBeNull();
+    expect(await walkedStoreBlocks(em(), { lat: 34.2, lng: -8.6 }, SIZE, SOURCES, HOME_WALK)).toBeNull();
+  }, 300_000);
+
+  it('walks indexes in block order without reading store rows or sorting the city', async () => {
+    const plan = (
+      await em().execute<{ 'QUERY PLAN': string }[]>(
+        `explain (analyze, costs off, timing off)
+         select id from stores where is_active order by rating desc, rating_count desc fetch first 40 rows with ties`,
+      )
+    )
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).toMatch(/Index Only Scan using stores_rating_index/);
+    expect(plan).toMatch(/Heap Fetches: 0/);
+  });
+});
+
+/** The product blocks as drawn before, verbatim: one index walk per block filtering on the stores. */
+async function referenceProducts(storeIds: number[], size: number) {
+  const visible = `p.is_active and exists (select 1 from menu_categories mc join menus m on m.id = mc.menu_id where mc.id = p.menu_category_id and m.is_active)`;
+  const stores = storeIds.length > 0 ? storeIds.join(',') : 'null';
+  const block = (name: string, order: string, extra = 'true') =>
+    `(select '${name}'::text as block, p.id, row_number() over (order by ${order}) as ord
+      from products p where p.store_id in (${stores}) and ${visible} and ${extra} order by ${order} limit ${size})`;
+  const rows = await em().execute<{ block: string; id: number; ord: string }[]>(
+    [
+      block('products', 'p.id desc'),
+      block('featured_products', 'p.order_count desc, p.id', 'p.is_featured'),
+      block('trending_products', 'p.order_count desc, p.id'),
+    ].join(' union all '),
+  );
+  const blocks: Record<string, number[]> = { products: [], featured_products: [], trending_products: [] };
+  for (const r of rows.sort((x, y) => Number(x.ord) - Number(y.ord))) blocks[r.block].push(r.id);
+  return blocks;
+}
+
+describe('home product blocks answer like the per-block walks', () => {
+  it('gives the same products in the same order for the stores of every point', async () => {
+    const sets: number[][] = [[]];
+    for (const { point } of points()) sets.push((await homeStoreBlocks(em(), point, SIZE, SOURCES)).product_sources.map((s) => s.id));
+    const rnd = new Random(77);
+    const all = (await em().execute<{ id: number }[]>('select id from stores order by id')).map((r) => r.id);
+    for (let k = 0; k < 10; k++) sets.push(all.filter(() => rnd.next() < 0.05));
+    let nonEmpty = 0;
+    for (const stores of sets) {
+      for (const size of [10, 3]) {
+        const expected = await referenceProducts(stores, size);
+        expect({ stores, ...(await homeProductBlocks(em(), stores, size)) }).toEqual({ stores, ...expected });
+        if (expected.featured_products.length > 0) nonEmpty++;
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(20);
+  }, 120_000);
+});
+
+/** Search as it ranked before the names tables, verbatim: every matching row ranked. */
+async function referenceSearch(q: string, limit: number) {
+  const term = q.trim();
+  const literal = term.replace(/[\\%_]/g, '\\$&');
+  const match = (c: string) => `(search_text(${c}) like '%' || search_text(?) || '%' or search_text(?) <% search_text(${c}))`;
+  const rank = (c: string) =>
+    `(search_text(${c}) like search_text(?) || '%') desc, word_similarity(search_text(?), search_text(${c})) desc`;
+  const stores = await em().execute<{ id: number }[]>(
+    `select s.id from stores s where s.is_active and ${match('s.name')} order by ${rank('s.name')}, s.rating desc, s.id limit ?`,
+    [literal, term, literal, term, limit],
+  );
+  const products = await em().execute<{ id: number }[]>(
+    `select p.id from products p join stores s on s.id = p.store_id
+     where p.is_active and exists (select 1 from menu_categories mc join menus m on m.id = mc.menu_id where mc.id = p.menu_category_id and m.is_active)
+       and s.is_active and ${match('p.name')}
+     order by ${rank('p.name')}, p.order_count desc, p.id limit ?`,
+    [literal, term, literal, term, limit],
+  );
+  return { stores: stores.map((r) => r.id), products: products.map((r) => r.id) };
+}
+
+/** Terms: the bench's, typos, accents and case, SQL wildcards, one letter, whole and cut names. */
+async function terms(): Promise<string[]> {
+  const list = [
+    'pizza',
+    'piza',
+    'pizz',
+    'PIZZA',
+    ' pizza  ',
+    'burger',
+    'sushi',
+    'cafe',
+    'café',
+    'CAFÉ',
+    'creme',
+    'crème',
+    'tacos',
+    'salad',
+    'pharmacie',
+    'chicken',
+    'chiken',
+    'thé',
+    'the',
+    'coca',
+    'coca-cola',
+    '33 cl',
+    'cl',
+    'a',
+    'e',
+    'z',
+    '%',
+    '_',
+    '\\',
+    '%a',
+    'a_b',
+    '100%',
+    "l'",
+    "d'orange",
+    'jus d orange',
+    'xyzzy',
+    'qqqq',
+    '.',
+    '-',
+    'la',
+    'de la',
+    'house',
+    'hous',
+    'corner',
+    'sbata',
+    'maarif',
+  ];
+  const names = await em().execute<{ name: string }[]>(
+    `(select name from stores order by md5(name) limit 15) union all (select name from products order by md5(name) limit 15)`,
+  );
+  for (const { name } of names) {
+    list.push(name, name.slice(0, Math.ceil(name.length / 2)), name.slice(2, 8), name.replace(/[aeiou]/, ''), name.toUpperCase());
+  }
+  return list;
+}
+
+describe('search ranks names, then reads their best rows, like ranking every matching row', () => {
+  it('gives the same stores and products in the same order for every term', async () => {
+    let nonEmpty = 0;
+    let full = 0;
+    for (const q of await terms()) {
+      for (const limit of [20, 5]) {
+        const expected = await referenceSearch(q, limit);
+        const got = { stores: await searchStoreIds(em(), q, limit), products: await searchProductIds(em(), q, limit) };
+        expect({ q, limit, ...got }).toEqual({ q, limit, ...expected });
+        if (expected.stores.length + expected.products.length > 0) nonEmpty++;
+        if (expected.stores.length === limit && expected.products.length === limit) full++;
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(150);
+    expect(full).toBeGreaterThan(20);
+  }, 300_000);
+
+  it('keeps answering alike after stores and products are added, renamed and deactivated', async () => {
+    const tx = em();
+    await tx.execute(`update stores set name = 'Pizzeria Nouvelle ' || id where id % 37 = 0`);
+    await tx.execute(`update stores set is_active = false where id % 41 = 0`);
+    await tx.execute(`update products set name = 'Pizza Crème Fraîche' where id % 53 = 0`);
+    await tx.execute(
+      `insert into stores (name, slug, address, latitude, longitude, delivery_radius_km, delivery_price_cents, delivery_time, timezone, rating, order_count)
+       select 'Zénith Pizza ' || g, 'zenith-pizza-' || g, 'somewhere', 33.57, -7.59, 5, 1000, 30, 'Africa/Casablanca', 5, g from generate_series(1, 30) g`,
+    );
+    for (const q of ['pizza', 'pizzeria', 'nouvelle', 'zenith', 'zénith piza', 'creme fraiche', 'fraîche', 'crème', 'p']) {
+      for (const limit of [20, 5]) {
+        const expected = await referenceSearch(q, limit);
+        expect({ q, limit, stores: await searchStoreIds(em(), q, limit), products: await searchProductIds(em(), q, limit) }).toEqual({
+          q,
+          limit,
+          ...expected,
+        });
+      }
+    }
+    expect((await searchStoreIds(em(), 'zenith', 20)).length).toBe(20);
+    expect((await referenceSearch('nouvelle', 20)).stores.length).toBeGreaterThan(5);
+  }, 120_000);
+
+  it("reads a matching name's stores from the name index without reading store rows", async () => {
+    const plan = (
+      await em().execute<{ 'QUERY PLAN': string }[]>(
+        `explain (analyze, costs off, timing off)
+         select s.id from stores s where search_text(s.name) = (select search_name from store_search_names limit 1) and s.is_active
+         order by s.rating desc, s.id limit 20`,
+      )
+    )
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).toMatch(/Index Only Scan using stores_search_name_index/);
+    expect(plan).not.toMatch(/Sort/);
+  });
+});
