@@ -3,17 +3,29 @@
  * resident memory:  node -r @swc-node/register scripts/bench-servers.ts <kind>
  *   node-http  a bare node:http hello (the ceiling of this machine)
  *   express    a bare Express 5 hello (the baseline every ratio is taken against)
- *   hand       a hand-written Express 5 handler for GET /api/v1/global/ads: the same SQL
- *              statement the service runs and the same JSON, straight from `pg` (the gateway's
- *              own overhead is the service's cost over this one's)
- *   service    the service itself, in production mode, on DATABASE_URL
+ *   hand       hand-written Express 5 handlers, straight from `pg`, that run the statements
+ *              the service runs and answer the same JSON (the gateway's own overhead is the
+ *              service's cost over theirs; the bench checks the bodies are equal):
+ *              GET /api/v1/global/ads (one statement) and GET /api/v1/store/stores/:slug
+ *              (the store, then its category, hours, offers and "open now" side by side: the
+ *              five statements the service sends for it)
+ *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
+ *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
+ * With BENCH_RECORD_SQL=1 (the service only, started with an IPC channel) every statement its
+ * `pg` clients send is recorded; the message "take-sql" answers with the statements recorded
+ * since the last one (scripts/bench-plans.ts explains them). Never set in a loaded run.
  */
 import 'reflect-metadata';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import express from 'express';
-import { Pool } from 'pg';
+import pg, { Pool } from 'pg';
+import { localTimesOf } from '../src/modules/stores/local-time';
+// pg's own serialisation of parameters (Dates, arrays, objects), so a recorded statement is
+// replayed with exactly the text the server received. No types ship for this module.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => string | null };
 
 const HELLO = JSON.stringify({ hello: 'world' });
 
@@ -21,10 +33,125 @@ function ready(server: http.Server): void {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
 }
 
-/** The ads statement of src/modules/ads/ad.service.ts (its rule: switched on, inside its window, display order). */
+/** The ads statement of src/modules/ads (its rule: switched on, inside its window, display order). */
 export const ADS_SQL = `select id, title, type, image, redirect_type, store_id, product_id, sort_order from ads
   where is_active and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now())
   order by sort_order asc, id asc`;
+
+/**
+ * Store details as the service reads them (src/modules/stores: getActiveStore, the category,
+ * hours and "open now" loaders, the offers loader) and shapes them (src/rest/fragments.ts
+ * RestStoreDetail), written by hand: the baseline of a path of several statements.
+ */
+async function storeDetails(pool: Pool, key: string): Promise<Record<string, unknown> | null> {
+  const byId = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1;
+  const { rows: found } = await pool.query<StoreRow>(
+    `select id, category_id, name, slug, description, logo, image, address, latitude, longitude, delivery_radius_km,
+            delivery_price_cents, free_delivery, delivery_time, rating, rating_count, timezone
+       from stores where ${byId ? 'id' : 'slug'} = $1 and is_active limit 1`,
+    [byId ? Number(key) : key.trim().toLowerCase()],
+  );
+  const s = found[0];
+  if (!s) return null;
+  const now = new Date();
+  const [category, hours, offers, open] = await Promise.all([
+    s.category_id === null
+      ? null
+      : pool
+          .query<{ name: string }>(`select id, name, icon, image, main_category_id, sort_order from store_categories where id = $1`, [
+            s.category_id,
+          ])
+          .then((r) => r.rows[0] ?? null),
+    pool
+      .query<Record<string, unknown>>(
+        `select day_of_week, opens_at, closes_at from store_opening_hours where store_id = $1 order by day_of_week, opens_at`,
+        [s.id],
+      )
+      .then((r) => r.rows),
+    pool
+      .query<Record<string, unknown>>(
+        `select id, title, description, discount, token, image, store_id, starts_at, ends_at from offers
+          where store_id = $1 and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now()) order by id`,
+        [s.id],
+      )
+      .then((r) => r.rows),
+    // "Open now" at the wall-clock time of the store's own zone (src/modules/stores/local-time.ts).
+    pool
+      .query<{ open: boolean }>(`select id, store_is_open(id, $1::jsonb) as open from stores where id = $2`, [
+        localTimesOf([s.timezone], now),
+        s.id,
+      ])
+      .then((r) => r.rows[0]?.open ?? false),
+  ]);
+  const round = (x: number) => Math.round(x * 1e6) / 1e6;
+  return {
+    id: s.id,
+    name: s.name,
+    slug: s.slug,
+    logo: s.logo,
+    image: s.image,
+    address: s.address,
+    delivery_time: s.delivery_time,
+    category: category?.name ?? null,
+    category_id: s.category_id,
+    rating: s.rating,
+    rating_count: s.rating_count,
+    delivery_price: s.free_delivery ? 0 : Math.round(s.delivery_price_cents) / 100,
+    free_delivery: s.free_delivery,
+    distance_km: null,
+    is_open: open,
+    description: s.description,
+    latitude: round(s.latitude),
+    longitude: round(s.longitude),
+    timezone: s.timezone,
+    delivery_radius_km: s.delivery_radius_km,
+    category_detail: category,
+    opening_hours: hours,
+    offers,
+  };
+}
+
+interface StoreRow {
+  id: number;
+  category_id: number | null;
+  name: string;
+  slug: string;
+  description: string | null;
+  logo: string | null;
+  image: string | null;
+  address: string;
+  latitude: number;
+  longitude: number;
+  delivery_radius_km: number;
+  delivery_price_cents: number;
+  free_delivery: boolean;
+  delivery_time: number;
+  rating: number;
+  rating_count: number;
+  timezone: string;
+}
+
+export interface RecordedStatement {
+  text: string;
+  values: (string | null)[];
+}
+
+/** Records what every pg client of this process sends (MikroORM's knex and raw SQL alike). */
+function recordStatements(): void {
+  const recorded: RecordedStatement[] = [];
+  const client = pg.Client.prototype as unknown as { query: (this: pg.Client, ...args: unknown[]) => unknown };
+  const original = client.query;
+  client.query = function (this: pg.Client, ...args: unknown[]) {
+    const [config, values] = args;
+    const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
+    const params = typeof config === 'string' ? values : (config as { values?: unknown }).values;
+    if (typeof text === 'string') recorded.push({ text, values: Array.isArray(params) ? params.map(prepareValue) : [] });
+    return original.apply(this, args);
+  };
+  process.on('message', (message) => {
+    if (message === 'take-sql') process.send!(recorded.splice(0));
+  });
+}
 
 async function main(kind: string): Promise<void> {
   if (kind === 'node-http') {
@@ -46,14 +173,25 @@ async function main(kind: string): Promise<void> {
         next(error);
       }
     });
+    app.get('/api/v1/store/stores/:store', async (req, res, next) => {
+      try {
+        const store = await storeDetails(pool, req.params.store);
+        if (store) res.json({ success: true, data: store });
+        else res.status(404).json({ success: false, message: 'Store not found.' });
+      } catch (error) {
+        next(error);
+      }
+    });
     ready(http.createServer(app));
   } else if (kind === 'service') {
+    if (process.env.BENCH_RECORD_SQL === '1') recordStatements();
     const { createApp } = await import('../src/app');
     const { loadConfig } = await import('../src/config');
     const { createLogger } = await import('../src/common/logger');
     const { openDatabase } = await import('../src/db/orm');
     const config = loadConfig(process.env);
-    const db = await openDatabase({ databaseUrl: config.databaseUrl });
+    // As src/main.ts opens it: the pool size and session limits are part of what is measured.
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.database.poolMax, limits: config.database });
     const app = await createApp(config, db.orm, createLogger('silent'));
     ready(app.httpServer);
   } else {

@@ -1,26 +1,36 @@
 /**
  * Benchmark by ratios, not fixed targets (issue 9; docs/decisions.md "Benchmark"):
- *   npm run bench -- [--stores 10000,100000] [--duration 10] [--connections 32] [--smoke]
+ *   npm run bench -- [--stores 10000,100000] [--duration 10] [--connections 32]
+ *                    [--paths nearby,home] [--plans compact|full|none] [--smoke]
  * For each city size it builds (once) a demo city in `<DATABASE_URL's db>_bench_<stores>`,
+ * prints the plan of every statement one request of each path sends (scripts/bench-plans.ts),
  * starts four servers as their own processes (scripts/bench-servers.ts: a bare node:http
  * hello, a bare Express 5 hello, a hand-written Express handler running the ads SQL, and the
  * service in production mode), loads each path in turn with autocannon and prints one table:
- * req/s, p50, p99, ratio to the Express hello, ratio to the hand-written handler, RSS.
+ * req/s, p50, p99, ratio to the Express hello against the issue's goal, cost against the
+ * hand-written handler, RSS, and the machine's load average around the path.
  * Ratios are taken within one run, so a busy machine moves every row alike. Each service path
  * gets a freshly started service, so what a slow path left queued is not billed to the next.
- * `--smoke` (CI): 300 stores, 1 s per path, 4 connections; fails on any error or non-2xx
- * answer, or when the hand-written handler's body differs from the service's.
+ * `--paths` keeps the paths whose name starts with one of the given words (the hellos always
+ * run: every ratio needs them). With several sizes, a last table puts each path's ratio at
+ * every size side by side (how cost grows with the city).
+ * `--smoke` (CI): 300 stores, 1 s per path, 4 connections, one service for all paths; fails
+ * on any error or non-2xx answer, on a statement that cannot be explained, or when the
+ * hand-written handler's body differs from the service's.
  */
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import path from 'node:path';
+import { Client } from 'pg';
 import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
+import { capturePlans, formatPlans, groupDigits } from './bench-plans';
 
 // autocannon ships no types; the part used here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -29,9 +39,49 @@ const autocannon = require('autocannon') as (options: {
   connections: number;
   duration: number;
   requests?: { setupRequest: (req: { path: string }) => { path: string } }[];
-}) => Promise<{ requests: { average: number }; latency: { p50: number; p99: number }; errors: number; timeouts: number; non2xx: number }>;
+}) => Promise<{
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}>;
 
-type Server = { kind: string; process: ChildProcess; url: string };
+type ServerKind = 'node-http' | 'express' | 'hand' | 'service';
+type Server = { kind: ServerKind; process: ChildProcess; url: string };
+
+/** The issue's goals: share of the Express hello's req/s, and the REST path's cost over a hand-written handler. */
+const GOAL = { nearby: 25, discovery: 10, reads: 25, handCost: 1.3, nearbyP99Ms: 15, discoveryP99Ms: 25 };
+
+interface BenchPath {
+  /** What `--paths` matches (by prefix). */
+  id: string;
+  name: string;
+  kind: ServerKind;
+  next: () => string;
+  /** Share of the Express hello's req/s the issue asks for, in %. */
+  goal?: number;
+  /** p99 of one request at a time (no load) the issue asks for, ms. */
+  latencyGoal?: number;
+  /** The service path a hand-written handler answers like (same URL, same JSON). */
+  twin?: string;
+}
+
+interface Result {
+  path: BenchPath;
+  rps: number;
+  /** req/s of the Express hello measured just before this path (none for the hellos and in a smoke run). */
+  baseline?: number;
+  /** Answers in the measured seconds, and how many of them were not 2xx (a 503 is fast: it inflates req/s). */
+  answers: number;
+  non2xx: number;
+  /** Requests one at a time (no load): their median and 99th percentile, ms. */
+  single: { p50: number; p99: number };
+  p50: number;
+  p99: number;
+  rss: number | null;
+  load: [number, number];
+}
 
 async function serverDatabase(stores: number): Promise<string> {
   const server = process.env.DATABASE_URL;
@@ -57,10 +107,19 @@ async function serverDatabase(stores: number): Promise<string> {
 
 /** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
 async function prepareCity(databaseUrl: string, stores: number) {
-  const db = await openDatabase({ databaseUrl });
+  const db = await openDatabase({ databaseUrl, migrate: false });
   try {
     const em = db.orm.em.fork();
+    // A migration may add indexes (and index expressions) to a city built before it: the
+    // planner needs their statistics, or the run measures plans chosen on guesses.
+    const migrator = db.orm.getMigrator();
+    const pending = await migrator.getPendingMigrations();
+    if (pending.length > 0) {
+      console.error(`applying ${pending.length} migration(s) to the ${stores}-store city...`);
+      await migrator.up();
+    }
     const [{ n }] = await em.execute<{ n: string }[]>('select count(*) as n from stores');
+    if (Number(n) === stores && pending.length > 0) await refreshAfterBulkLoad(em);
     if (Number(n) !== stores) {
       console.error(`building a city of ${stores} stores...`);
       const started = Date.now();
@@ -75,26 +134,74 @@ async function prepareCity(databaseUrl: string, stores: number) {
     const sample = await em.execute<{ id: number; slug: string }[]>(
       `select id, slug from stores where is_active order by md5(id::text) limit 500`,
     );
-    return sample;
+    const [{ size, version }] = await em.execute<{ size: string; version: string }[]>(
+      `select pg_database_size(current_database()) as size, current_setting('server_version') as version`,
+    );
+    return { sample, databaseMb: Number(size) / 2 ** 20, postgres: version };
   } finally {
     await db.close();
   }
 }
 
-function startServer(kind: string, env: NodeJS.ProcessEnv): Promise<Server> {
+function startServer(kind: ServerKind, env: NodeJS.ProcessEnv): Promise<Server> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'bench-servers.ts'), kind], {
     env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // The IPC channel is how a recording service hands over its statements (bench-plans.ts).
+    stdio: ['ignore', 'pipe', 'inherit', ...(env.BENCH_RECORD_SQL === '1' ? (['ipc'] as const) : [])],
   });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n')[0];
       if (out.includes('\n')) resolve({ kind, process: child, url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` });
     });
     child.on('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
   });
+}
+
+/**
+ * Cancels the queries the bench's servers still run, until none is left: a stopped service's
+ * backends finish their statement before noticing the client is gone, and what a warm-up left
+ * in flight keeps the database busy; neither may be billed to the next measurement.
+ */
+async function quietDatabase(databaseUrl: string, appName: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (let round = 0; round < 600; round++) {
+      const { rows } = await client.query<{ n: number }>(
+        `select count(pg_cancel_backend(pid))::int as n from pg_stat_activity
+          where application_name = $1 and datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+        [appName],
+      );
+      if (rows[0].n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Requests of a path one at a time, for `seconds` (at least five, at most 200), and their
+ * median and 99th percentile (with fewer than 100 requests, the slowest), ms.
+ */
+async function oneAtATime(url: string, next: () => string, seconds: number): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  const until = performance.now() + seconds * 1000;
+  while (times.length < 5 || (times.length < 200 && performance.now() < until)) {
+    const started = performance.now();
+    await fetch(`${url}${next()}`).then((r) => r.arrayBuffer());
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+function stopServer(server: Server): void {
+  server.process.kill();
 }
 
 /** Resident memory of a server process, in MB (Linux /proc). */
@@ -108,12 +215,165 @@ function rssMb(server: Server): number | null {
   }
 }
 
+/** Where a run ran: a recorded table says it. */
+function machine(postgres: string): string {
+  const cpus = os.cpus();
+  return (
+    `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GB, ` +
+    `${os.type()} ${os.release()}, node ${process.version}, PostgreSQL ${postgres}`
+  );
+}
+
+/** The paths of one city: the hellos, the hand-written baseline and the service's read paths. */
+function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
+  // One seed for every size: the same points, sorts, filters and terms at 10 000 and 1 000 000 stores.
+  const rnd = new Random(7);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(rnd.next() * list.length)];
+  // Random points across the city (about 25 km around the centre), and the centre (densest).
+  const point = () =>
+    `lat=${(CASABLANCA.lat + (rnd.next() - 0.5) * 0.45).toFixed(5)}&lng=${(CASABLANCA.lng + (rnd.next() - 0.5) * 0.45).toFixed(5)}`;
+  const centre = `lat=${CASABLANCA.lat}&lng=${CASABLANCA.lng}`;
+  const sorts = ['distance', 'rating', 'delivery_fee', 'delivery_time'];
+  const filters = ['', '&is_open=1', '&free_delivery=1', '&min_rating=4.5', '&has_offer=1', '&radius=3', '&category_id=3'];
+  const details = () => `/api/v1/store/stores/${pick(sample).slug}`;
+  const terms = ['pizza', 'piza', 'burger', 'sushi', 'cafe', 'creme', 'tacos', 'salad', 'pharmacie', 'chicken'];
+  return [
+    { id: 'node-http', name: 'node:http hello', kind: 'node-http', next: () => '/' },
+    { id: 'express', name: 'Express 5 hello', kind: 'express', next: () => '/' },
+    { id: 'hand-ads', name: 'hand-written ads', kind: 'hand', next: () => '/api/v1/global/ads', twin: 'ads' },
+    { id: 'ads', name: 'ads', kind: 'service', next: () => '/api/v1/global/ads', goal: GOAL.reads },
+    {
+      id: 'nearby-centre',
+      name: 'nearby, centre, distance',
+      kind: 'service',
+      next: () => `/api/v1/stores/nearby?${centre}`,
+      goal: GOAL.nearby,
+      latencyGoal: GOAL.nearbyP99Ms,
+    },
+    {
+      id: 'nearby-centre-any',
+      name: 'nearby, centre, any sort/filter',
+      kind: 'service',
+      next: () => `/api/v1/stores/nearby?${centre}&sort=${pick(sorts)}${pick(filters)}`,
+      goal: GOAL.nearby,
+      latencyGoal: GOAL.nearbyP99Ms,
+    },
+    {
+      id: 'nearby-random',
+      name: 'nearby, random point/sort/filter',
+      kind: 'service',
+      next: () => `/api/v1/stores/nearby?${point()}&sort=${pick(sorts)}${pick(filters)}`,
+      goal: GOAL.nearby,
+      latencyGoal: GOAL.nearbyP99Ms,
+    },
+    {
+      id: 'home',
+      name: 'home screen, random point',
+      kind: 'service',
+      next: () => `/api/v1/homepage?${point()}`,
+      goal: GOAL.discovery,
+      latencyGoal: GOAL.discoveryP99Ms,
+    },
+    {
+      id: 'search',
+      name: 'search',
+      kind: 'service',
+      next: () => `/api/v1/global/search?q=${pick(terms)}`,
+      goal: GOAL.discovery,
+      latencyGoal: GOAL.discoveryP99Ms,
+    },
+    { id: 'catalog', name: 'catalog', kind: 'service', next: () => `/api/v1/store/stores/${pick(sample).id}/catalog`, goal: GOAL.reads },
+    { id: 'hand-details', name: 'hand-written store details', kind: 'hand', next: details, twin: 'details' },
+    { id: 'details', name: 'store details', kind: 'service', next: details, goal: GOAL.reads },
+    {
+      id: 'products',
+      name: 'store products',
+      kind: 'service',
+      next: () => `/api/v1/store/products?store_id=${pick(sample).id}`,
+      goal: GOAL.reads,
+    },
+    { id: 'healthz', name: 'healthz', kind: 'service', next: () => '/healthz' },
+  ];
+}
+
+/** The paths `--paths` keeps: those starting with one of its words, their hand-written twins, and the hellos. */
+function selectPaths(all: BenchPath[], words: string[] | undefined): BenchPath[] {
+  if (!words) return all;
+  const kept = new Set(all.filter((p) => words.some((w) => p.id.startsWith(w))).map((p) => p.id));
+  return all.filter((p) => p.kind === 'node-http' || p.kind === 'express' || kept.has(p.id) || (p.twin && kept.has(p.twin)));
+}
+
+const percent = (value: number) => `${value < 10 ? value.toFixed(1) : value.toFixed(0)} %`;
+
+function printTable(results: Result[]): void {
+  console.log(
+    '| path | one at a time p50 / p99 ms (goal) | req/s | p50 ms | p99 ms | ÷ Express hello (req/s beside it) | goal | cost ÷ hand-written (goal ≤ 1.3×) | RSS MB | load avg before → after |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const share = shareOf(r, results);
+    // Failed answers meet no goal, however fast they came back.
+    const sound = r.answers > 0 && r.non2xx === 0;
+    const goal = r.path.goal === undefined ? '' : `≥ ${r.path.goal} %: ${sound && share >= r.path.goal ? 'met' : '**not met**'}`;
+    const hand = results.find((h) => h.path.twin === r.path.id);
+    let cost = '';
+    if (hand) {
+      // Shares, not raw req/s: the twin and the path were measured at different moments.
+      const times = shareOf(hand, results) / share;
+      cost = `${r.rps > 0 ? times.toFixed(1) : '∞'}×: ${sound && times <= GOAL.handCost ? 'met' : '**not met**'}`;
+    }
+    const latency = r.answers > 0 ? `${r.p50} | ${r.p99}` : '— | —';
+    console.log(
+      `| ${r.path.name} | ${singleText(r)} | ${rpsText(r)} | ${latency} | ${percent(share)}${r.baseline === undefined ? '' : ` of ${groupDigits(r.baseline)}`} | ${goal} | ${cost} | ${r.rss?.toFixed(0) ?? '?'} | ` +
+        `${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)} |`,
+    );
+  }
+}
+
+const ms = (value: number) => (value < 10 ? value.toFixed(1) : groupDigits(value));
+
+function singleText(r: Result): string {
+  const goal = r.path.latencyGoal;
+  const verdict = goal === undefined ? '' : ` (≤ ${goal}: ${r.single.p99 <= goal ? 'met' : '**not met**'})`;
+  return `${ms(r.single.p50)} / ${ms(r.single.p99)}${verdict}`;
+}
+
+function rpsText(r: Result): string {
+  if (r.answers === 0) return '0 (no answer)';
+  return `${groupDigits(r.rps)}${r.non2xx ? ` (${groupDigits(r.non2xx)} non-2xx)` : ''}`;
+}
+
+/** A path's req/s as a share of the Express hello measured beside it (or of the hello's own row), %. */
+function shareOf(r: Result, results: Result[]): number {
+  return (100 * r.rps) / (r.baseline ?? results.find((x) => x.path.kind === 'express')!.rps);
+}
+
+/** Each path's share of the Express hello at every city size: how cost grows with the city. */
+function printGrowth(bySize: Map<number, Result[]>): void {
+  const sizes = [...bySize.keys()];
+  console.log(`\nShare of the Express hello's req/s by city size (sub-linear growth: the shares hold as the city grows)\n`);
+  console.log(`| path | ${sizes.map((s) => `${groupDigits(s)} stores`).join(' | ')} |`);
+  console.log(`|---|${sizes.map(() => '---').join('|')}|`);
+  for (const r of bySize.get(sizes[0])!) {
+    const cells = sizes.map((s) => {
+      const results = bySize.get(s)!;
+      const same = results.find((x) => x.path.id === r.path.id);
+      if (!same) return '';
+      if (same.answers === 0) return 'no answer';
+      return `${percent(shareOf(same, results))} (p99 ${same.p99} ms${same.non2xx ? `, ${groupDigits(same.non2xx)} non-2xx` : ''})`;
+    });
+    console.log(`| ${r.path.name} | ${cells.join(' | ')} |`);
+  }
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
       stores: { type: 'string', default: '10000,100000' },
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '32' },
+      paths: { type: 'string' },
+      plans: { type: 'string', default: 'compact' },
       smoke: { type: 'boolean', default: false },
     },
   });
@@ -121,38 +381,34 @@ async function main() {
   const sizes = (smoke ? '300' : values.stores).split(',').map(Number);
   const duration = smoke ? 1 : Number(values.duration);
   const connections = smoke ? 4 : Number(values.connections);
-  if (sizes.some((s) => !Number.isInteger(s) || s < 1) || !(duration > 0) || !(connections > 0)) {
-    console.error('--stores takes whole numbers separated by commas; --duration and --connections positive numbers');
+  const words = values.paths
+    ?.split(',')
+    .map((w) => w.trim())
+    .filter(Boolean);
+  const plans = values.plans;
+  if (
+    sizes.some((s) => !Number.isInteger(s) || s < 1) ||
+    !(duration > 0) ||
+    !(connections > 0) ||
+    !['compact', 'full', 'none'].includes(plans)
+  ) {
+    console.error(
+      '--stores takes whole numbers separated by commas; --duration and --connections positive numbers; --plans compact, full or none',
+    );
+    process.exit(2);
+  }
+  const known = benchPaths([{ id: 1, slug: 'x' }]).map((p) => p.id);
+  const unknown = words?.filter((w) => !known.some((id) => id.startsWith(w)));
+  if (unknown?.length) {
+    console.error(`--paths: no path starts with ${unknown.join(', ')} (paths: ${known.join(', ')})`);
     process.exit(2);
   }
   let failed = false;
+  const bySize = new Map<number, Result[]>();
   for (const stores of sizes) {
     const databaseUrl = await serverDatabase(stores);
-    const sample = await prepareCity(databaseUrl, stores);
-    const rnd = new Random(stores);
-    const pick = <T>(list: readonly T[]) => list[Math.floor(rnd.next() * list.length)];
-    // Random points across the city (about 25 km around the centre), and the centre (densest).
-    const point = () =>
-      `lat=${(CASABLANCA.lat + (rnd.next() - 0.5) * 0.45).toFixed(5)}&lng=${(CASABLANCA.lng + (rnd.next() - 0.5) * 0.45).toFixed(5)}`;
-    const centre = `lat=${CASABLANCA.lat}&lng=${CASABLANCA.lng}`;
-    const sorts = ['distance', 'rating', 'delivery_fee', 'delivery_time'];
-    const filters = ['', '&is_open=1', '&free_delivery=1', '&min_rating=4.5', '&has_offer=1', '&radius=3', '&category_id=3'];
-    const terms = ['pizza', 'piza', 'burger', 'sushi', 'cafe', 'creme', 'tacos', 'salad', 'pharmacie', 'chicken'];
-    const paths: [string, string, () => string][] = [
-      ['node:http hello', 'node-http', () => '/'],
-      ['Express 5 hello', 'express', () => '/'],
-      ['hand-written ads', 'hand', () => '/api/v1/global/ads'],
-      ['ads', 'service', () => '/api/v1/global/ads'],
-      ['nearby, centre, distance', 'service', () => `/api/v1/stores/nearby?${centre}`],
-      ['nearby, centre, any sort/filter', 'service', () => `/api/v1/stores/nearby?${centre}&sort=${pick(sorts)}${pick(filters)}`],
-      ['nearby, random point/sort/filter', 'service', () => `/api/v1/stores/nearby?${point()}&sort=${pick(sorts)}${pick(filters)}`],
-      ['home screen, random point', 'service', () => `/api/v1/homepage?${point()}`],
-      ['search', 'service', () => `/api/v1/global/search?q=${pick(terms)}`],
-      ['catalog', 'service', () => `/api/v1/store/stores/${pick(sample).id}/catalog`],
-      ['store details', 'service', () => `/api/v1/store/stores/${pick(sample).slug}`],
-      ['store products', 'service', () => `/api/v1/store/products?store_id=${pick(sample).id}`],
-      ['healthz', 'service', () => '/healthz'],
-    ];
+    const city = await prepareCity(databaseUrl, stores);
+    const paths = selectPaths(benchPaths(city.sample), words);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -164,49 +420,119 @@ async function main() {
       WHATSAPP_ACCESS_TOKEN: 'bench',
     };
     delete env.REDIS_URL;
-    const servers = new Map<string, Server>();
-    try {
-      for (const kind of ['node-http', 'express', 'hand', 'service']) servers.set(kind, await startServer(kind, env));
-      const [hand, service] = await Promise.all(
-        ['hand', 'service'].map(async (kind) => (await fetch(`${servers.get(kind)!.url}/api/v1/global/ads`)).json()),
-      );
-      if (!isDeepStrictEqual(hand, service)) {
-        console.error('the hand-written ads handler answers differently from the service:', JSON.stringify({ hand, service }));
-        failed = true;
-      }
-      const results: { name: string; rps: number; p50: number; p99: number; rss: number | null }[] = [];
-      for (const [name, kind, next] of paths) {
-        if (kind === 'service' && name !== 'ads') {
-          // A fresh service per path: requests a slow path left queued must not be billed to the next one.
-          servers.get(kind)!.process.kill();
-          servers.set(kind, await startServer(kind, env));
-        }
-        const server = servers.get(kind)!;
-        const requests = [{ setupRequest: (req: { path: string }) => ({ ...req, path: next() }) }];
-        // A warm-up first (JIT, connection pool, caches), left out of the figures.
-        if (!smoke) await autocannon({ url: server.url, connections, duration: Math.min(2, duration / 5), requests });
-        const result = await autocannon({ url: server.url, connections, duration, requests });
-        if (result.errors || result.timeouts || result.non2xx) {
-          console.error(`${name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} answers other than 2xx`);
+    delete env.BENCH_RECORD_SQL;
+    // The servers' connections carry this name (pg reads PGAPPNAME), so the bench can find the
+    // queries they leave running (quietDatabase).
+    const appName = `bench-${process.pid}`;
+    env.PGAPPNAME = appName;
+    const header =
+      `${groupDigits(stores)} stores (database ${groupDigits(city.databaseMb)} MB), ${connections} connections, ${duration} s per path; ` +
+      `${machine(city.postgres)}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} at the start`;
+
+    // The plans first, from a recording service of their own (recording is never loaded).
+    let planText = '';
+    if (plans !== 'none') {
+      const recorder = await startServer('service', { ...env, BENCH_RECORD_SQL: '1' });
+      try {
+        const requests = paths.filter((p) => p.kind === 'service').map((p) => ({ name: p.name, path: p.next() }));
+        const captured = await capturePlans(recorder, databaseUrl, requests, plans === 'full');
+        for (const plan of captured.filter((p) => p.error)) {
+          console.error(`plans: ${plan.name} ${plan.path}: ${plan.error}`);
           failed = true;
         }
-        results.push({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rss: rssMb(server) });
+        planText = formatPlans(captured);
+      } finally {
+        stopServer(recorder);
       }
-      const express = results.find((r) => r.name === 'Express 5 hello')!.rps;
-      const handRps = results.find((r) => r.name === 'hand-written ads')!.rps;
-      console.log(`\n${stores} stores, ${connections} connections, ${duration} s per path\n`);
-      console.log('| path | req/s | p50 ms | p99 ms | ÷ Express hello | ÷ hand-written | RSS MB |');
-      console.log('|---|---|---|---|---|---|---|');
-      for (const r of results) {
-        const ofHand = r.name === 'ads' ? `${((100 * r.rps) / handRps).toFixed(0)} %` : '';
+    }
+
+    const servers = new Map<ServerKind, Server>();
+    try {
+      for (const kind of new Set(paths.map((p) => p.kind))) servers.set(kind, await startServer(kind, env));
+      // Each hand-written handler answers like the service (30 requests: stores with and without offers), or its ratio means nothing.
+      for (const hand of paths.filter((p) => p.twin)) {
+        for (let k = 0; k < 30; k++) {
+          const url = hand.next();
+          const [handBody, serviceBody] = await Promise.all(
+            (['hand', 'service'] as const).map(async (kind) => (await fetch(`${servers.get(kind)!.url}${url}`)).json()),
+          );
+          if (!isDeepStrictEqual(handBody, serviceBody)) {
+            console.error(
+              `the ${hand.name} handler answers ${url} differently from the service:`,
+              JSON.stringify({ hand: handBody, service: serviceBody }),
+            );
+            failed = true;
+            break;
+          }
+        }
+      }
+      const results: Result[] = [];
+      let first = true;
+      for (const benchPath of paths) {
+        if (benchPath.kind === 'service' && !smoke && !first) {
+          // A fresh service per path: requests a slow path left queued must not be billed to the next one.
+          stopServer(servers.get('service')!);
+          servers.set('service', await startServer('service', env));
+        }
+        if (benchPath.kind === 'service') first = false;
+        const server = servers.get(benchPath.kind)!;
+        const requests = [{ setupRequest: (req: { path: string }) => ({ ...req, path: benchPath.next() }) }];
+        await quietDatabase(databaseUrl, appName);
+        const before = os.loadavg()[0];
+        // A warm-up first (JIT, connection pool, caches), left out of the figures.
+        if (!smoke) {
+          await autocannon({ url: server.url, connections, duration: Math.min(2, duration / 5), requests });
+          await quietDatabase(databaseUrl, appName);
+        }
+        const single = await oneAtATime(server.url, benchPath.next, smoke ? 0 : Math.min(duration, 3));
+        // The Express hello again just before the path: the machine is shared and its load
+        // moves within a run, so each path's share is taken against a hello measured beside it.
+        let baseline: number | undefined;
+        if (!smoke && benchPath.kind !== 'node-http' && benchPath.kind !== 'express') {
+          const hello = servers.get('express')!;
+          baseline = (
+            await autocannon({ url: hello.url, connections, duration: Math.min(duration, 3), requests: [{ setupRequest: (req) => req }] })
+          ).requests.average;
+        }
+        const result = await autocannon({ url: server.url, connections, duration, requests });
+        if (result.requests.total === 0) {
+          console.error(`${benchPath.name}: no answer within ${duration} s`);
+          failed = true;
+        } else if (result.errors || result.timeouts || result.non2xx) {
+          console.error(`${benchPath.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} answers other than 2xx`);
+          failed = true;
+        }
+        results.push({
+          path: benchPath,
+          rps: result.requests.average,
+          baseline,
+          single,
+          answers: result.requests.total,
+          non2xx: result.non2xx,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          rss: rssMb(server),
+          load: [before, os.loadavg()[0]],
+        });
+      }
+      bySize.set(stores, results);
+      console.log(`\n${header}\n`);
+      printTable(results);
+      if (planText) {
         console.log(
-          `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((100 * r.rps) / express).toFixed(1)} % | ${ofHand} | ${r.rss?.toFixed(0) ?? '?'} |`,
+          `\nEXPLAIN (ANALYZE, BUFFERS) of every statement one request of each path sent (a fresh service, caches cold), ${groupDigits(stores)} stores:\n`,
         );
+        console.log(planText);
       }
     } finally {
-      for (const server of servers.values()) server.process.kill();
+      for (const server of servers.values()) stopServer(server);
+      await quietDatabase(databaseUrl, appName);
     }
   }
+  if (bySize.size > 1) printGrowth(bySize);
   process.exitCode = failed ? 1 : 0;
 }
 
