@@ -104,7 +104,7 @@ export async function findStores(
   filter: StoreFilter,
   sort: StoreSort,
   page: { limit: number; offset: number },
-): Promise<{ stores: View<Store>[]; total: number }> {
+): Promise<{ stores: Store[]; total: number }> {
   if (filter.point && sort === 'distance') {
     const total = await countStores(em, filter);
     if (total <= page.offset) return { stores: [], total };
