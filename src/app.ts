@@ -26,6 +26,7 @@ import { openApiDocument } from './rest/openapi';
 import { pagesRouter } from './pages';
 import { createAppPubSub } from './pubsub';
 import { createRateLimits } from './rate-limits';
+import { reachIndex } from './modules/stores/reach-index.loader';
 import { createServices, Services } from './services';
 import { paymentWebhookRouter } from './modules/payments/payment.webhook';
 
@@ -47,6 +48,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
+  // Nearby's reach index is read before the first request, not during it (docs/decisions.md "City scale").
+  await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) => logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'));
 
   const app = express();
   const httpServer = http.createServer(app);

@@ -1,8 +1,11 @@
 /**
- * Nearby's bounded queries (KNN walk, index-only count; src/modules/stores/store-query.ts)
- * answer exactly what the straightforward query answers: the whole matching set counted and
- * sorted. Both run on a seeded city, for every sort, the filters alone and combined, pages
- * from the first to past the last, at the centre, at seeded random points and at sea.
+ * Nearby's bounded queries (the in-process reach index, and the SQL path it falls back to: KNN
+ * walk, index-only count; src/modules/stores/store-query.ts) answer exactly what the
+ * straightforward query answers: the whole matching set counted and sorted. Both run on a
+ * seeded city with co-located twins (exact distance ties), for every sort, the filters alone
+ * and combined, pages from the first to past the last, at the centre, at seeded random points
+ * and at sea; the index's totals also at 300 random points; and every kind of write is seen
+ * by the next request.
  */
 import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -10,7 +13,8 @@ import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { localTimesAt } from '../src/modules/stores/local-time';
-import { findStores, STORE_SORTS, StoreFilter, StoreSort } from '../src/modules/stores/store-query';
+import { findStores, findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
+import { reachIndex } from '../src/modules/stores/reach-index.loader';
 import { activeWindowSql } from '../src/common/active-window';
 import { openTestDatabase } from './helpers/database';
 
@@ -22,6 +26,20 @@ const em = (): EntityManager => db.orm.em.fork();
 beforeAll(async () => {
   db = await openTestDatabase();
   await seedDemoCity(em(), { stores: STORES, seed: 11, now: NOW });
+  // Twins: 40 stores copied at the same spot with the same radius (some with the same rating,
+  // fee and time too): distances tie exactly, so pages cut through ties broken by id.
+  await em().execute(
+    `insert into stores (owner_id, category_id, name, slug, address, latitude, longitude, delivery_radius_km, delivery_price_cents,
+                         free_delivery, delivery_time, rating, rating_count, timezone, is_active)
+     select owner_id, category_id, name || ' twin', slug || '-twin', address, latitude, longitude, delivery_radius_km,
+            case when id % 2 = 0 then delivery_price_cents else delivery_price_cents + 100 end,
+            free_delivery, delivery_time, rating, rating_count, timezone, true
+     from stores where is_active order by id limit 40`,
+  );
+  await em().execute(
+    `insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at)
+     select t.id, h.day_of_week, h.opens_at, h.closes_at from stores t join stores s on t.slug = s.slug || '-twin' join store_opening_hours h on h.store_id = s.id`,
+  );
   await refreshAfterBulkLoad(em());
 }, 180_000);
 
@@ -105,6 +123,8 @@ describe('nearby at city scale answers like the full sort', () => {
   });
 
   it('gives the same stores, order, distances and total for every sort, filter, point and page', async () => {
+    const index = await reachIndex(em(), { wait: true });
+    expect(index?.size).toBeGreaterThan(STORES * 0.9);
     const compared: string[] = [];
     for (const { name: where, point } of points()) {
       for (const [name, rest] of await filters()) {
@@ -116,21 +136,95 @@ describe('nearby at city scale answers like the full sort', () => {
           for (const page of pages) {
             for (const perPage of page === 1 ? [15, 50] : [15]) {
               const expected = await reference(filter, sort, perPage, (page - 1) * perPage);
-              const got = await findStores(em(), filter, sort, { limit: perPage, offset: (page - 1) * perPage });
-              const label = `${where} / ${name} / ${sort} / page ${page} of ${perPage}`;
-              expect({ label, ids: got.stores.map((s) => s.id), km: got.stores.map((s) => s.distanceKm), total: got.total }).toEqual({
-                label,
-                ...expected,
-              });
-              compared.push(label);
+              for (const [path, find] of [
+                ['index', findStores],
+                ['sql', findStoresBySql],
+              ] as const) {
+                const got = await find(em(), filter, sort, { limit: perPage, offset: (page - 1) * perPage });
+                const label = `${path}: ${where} / ${name} / ${sort} / page ${page} of ${perPage}`;
+                expect({ label, ids: got.stores.map((s) => s.id), km: got.stores.map((s) => s.distanceKm), total: got.total }).toEqual({
+                  label,
+                  ...expected,
+                });
+                compared.push(label);
+              }
             }
           }
         }
       }
     }
     // Non-trivial: some answers were long lists, some were empty.
-    expect(compared.length).toBeGreaterThan(400);
+    expect(compared.length).toBeGreaterThan(800);
+    // The index answered (a rebuild would have sent every request to SQL).
+    expect(await reachIndex(em())).toBe(index);
   }, 600_000);
+
+  it('cuts pages through exact distance ties like the full sort (twins, id order)', async () => {
+    await reachIndex(em(), { wait: true });
+    const [twin] = await em().execute<{ latitude: number; longitude: number }[]>(
+      `select latitude, longitude from stores where slug like '%-twin' order by id limit 1`,
+    );
+    const point = { lat: twin.latitude + 0.001, lng: twin.longitude };
+    for (const sort of [...STORE_SORTS]) {
+      for (let offset = 0; offset < 6; offset++) {
+        for (const limit of [1, 2, 3]) {
+          const expected = await reference({ point }, sort, limit, offset);
+          const got = await findStores(em(), { point }, sort, { limit, offset });
+          expect({ sort, offset, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({
+            sort,
+            offset,
+            ids: expected.ids,
+            total: expected.total,
+          });
+        }
+      }
+    }
+  });
+
+  it('counts like PostgreSQL at 300 random points, every filter', async () => {
+    const index = (await reachIndex(em(), { wait: true }))!;
+    const rnd = new Random(7);
+    const list = await filters();
+    for (let k = 0; k < 300; k++) {
+      const point = { lat: CASABLANCA.lat + (rnd.next() - 0.5) * 0.5, lng: CASABLANCA.lng + (rnd.next() - 0.5) * 0.5 };
+      const [name, rest] = list[k % list.length];
+      const filter: StoreFilter = { point, ...rest, radiusKm: k % 3 === 0 ? 1 + (k % 50) : rest.radiusKm };
+      const { where, params } = storeConditions(filter);
+      const [{ n }] = await em().execute<{ n: string }[]>(`select count(*) as n from stores s where ${where}`, params);
+      const got = await findStores(em(), filter, 'rating', { limit: 1, offset: 0 });
+      expect({ k, name, total: got.total }).toEqual({ k, name, total: Number(n) });
+    }
+    expect(await reachIndex(em())).toBe(index);
+  }, 120_000);
+
+  it('sees every kind of write on the next request', async () => {
+    const nearby = async (filter: Omit<StoreFilter, 'point'> = {}) => {
+      const got = await findStores(em(), { point: CASABLANCA, ...filter }, 'rating', { limit: 50, offset: 0 });
+      const expected = await reference({ point: CASABLANCA, ...filter }, 'rating', 50, 0);
+      expect({ ids: got.stores.map((s) => s.id), total: got.total }).toEqual({ ids: expected.ids, total: expected.total });
+      return got;
+    };
+    const before = await reachIndex(em(), { wait: true });
+    const first = (await nearby()).stores[0].id;
+    const openAt = (await filters()).find(([name]) => name === 'is_open at noon')![1].openAt;
+    const writes = [
+      `update stores set rating = 0 where id = ${first}`,
+      `update stores set is_active = false where id = ${first}`,
+      `update stores set is_active = true, delivery_radius_km = 0.001 where id = ${first}`,
+      `update stores set latitude = latitude + 0.3 where id in (select id from stores order by id limit 20)`,
+      `delete from store_opening_hours where store_id in (select id from stores order by rating desc limit 10)`,
+      `insert into offers (store_id, title, discount, token, starts_at, ends_at) select id, 'late', 10, 'late-' || id, now() - interval '1 day', now() + interval '1 day' from stores order by rating desc limit 5`,
+      `delete from offers where id in (select id from offers where store_id is not null order by id limit 5)`,
+    ];
+    for (const sql of writes) {
+      await em().execute(sql);
+      await nearby();
+      await nearby({ openAt });
+      await nearby({ hasOffer: true });
+    }
+    expect(await reachIndex(em())).not.toBe(before);
+    await refreshAfterBulkLoad(em()); // the plan test below reads the visibility map
+  }, 120_000);
 
   it('walks the position index nearest first and counts from it without reading store rows', async () => {
     const plan = async (sql: string) =>

@@ -9,6 +9,8 @@ import { activeWindowSql } from '../../common/active-window';
 import { matchingNames } from '../../common/name-search';
 import { readViews, View } from '../../common/row-views';
 import { Store } from './store.entity';
+import { filtersStores, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
+import { reachIndex } from './reach-index.loader';
 
 export interface GeoPoint {
   lat: number;
@@ -93,13 +95,28 @@ export function storeConditions(
 
 /**
  * A page of the stores matching the filter, in the sort's order (ties: nearer, then lower id),
- * and how many match (exact). Sorted by distance, the total is counted from the covering
- * position index and the page is a nearest-first walk of that index (KNN) that stops after
- * offset + limit matches, used whenever the total shows that many exist (so the walk never
- * runs to the end of the city). Otherwise, and for the other sorts, one index-only scan ranks
- * the matching stores and counts them. docs/decisions.md "City scale".
+ * and how many match (exact). With a point, the in-process reach index counts and picks the
+ * page's candidates and PostgreSQL orders those (fromReachIndex); while the index is being
+ * rebuilt, SQL alone (findStoresBySql). docs/decisions.md "City scale".
  */
 export async function findStores(
+  em: EntityManager,
+  filter: StoreFilter,
+  sort: StoreSort,
+  page: { limit: number; offset: number },
+): Promise<{ stores: Store[]; total: number }> {
+  return (await fromReachIndex(em, filter, sort, page)) ?? findStoresBySql(em, filter, sort, page);
+}
+
+/**
+ * findStores in SQL alone (while the reach index is rebuilt; the equivalence test checks it
+ * too). Sorted by distance, the total is counted from the covering position index and the
+ * page is a nearest-first walk of that index (KNN) that stops after offset + limit matches,
+ * used whenever the total shows that many exist (so the walk never runs to the end of the
+ * city). Otherwise, and for the other sorts, one index-only scan ranks the matching stores
+ * and counts them.
+ */
+export async function findStoresBySql(
   em: EntityManager,
   filter: StoreFilter,
   sort: StoreSort,
@@ -123,6 +140,52 @@ export async function findStores(
   );
   const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter) : 0;
   return { stores: await loadInOrder(em, rows), total };
+}
+
+/**
+ * The page and exact total from the in-process reach index (reach-index.ts): the index counts
+ * the matching stores and names the few that can be on the page; PostgreSQL sorts those by
+ * the sort's exact order (its own distances) and checks them against the filter once more.
+ * Null when the index cannot answer (being rebuilt, a store at its boundary, an unusual clock
+ * map): the SQL below answers then.
+ */
+async function fromReachIndex(em: EntityManager, filter: StoreFilter, sort: StoreSort, page: { limit: number; offset: number }) {
+  if (!filter.point || !(REACH_SORTS as readonly string[]).includes(sort)) return null;
+  const query = reachQuery(filter);
+  const index = query && (await reachIndex(em));
+  if (!query || !index) return null;
+  if (sort === 'distance' && !filtersStores(query)) {
+    // Nearest first with no filter but the radius: the KNN walk of the position index meets a match at every step.
+    const total = index.count(query);
+    if (total !== null && total >= page.offset + page.limit) return { stores: await loadInOrder(em, await nearestFirst(em, filter, page)), total };
+  }
+  const found = index.page(query, sort as ReachSort, page.offset, page.limit);
+  if (!found) return null;
+  if (found.candidates.length === 0) return { stores: [], total: found.total };
+  const { where, params, distance, distanceParams } = storeConditions(filter, { box: false });
+  const rows = await em.execute<{ id: number; distance_m: number }[]>(
+    `select s.id, ${distance} as distance_m from stores s where s.id in (?) and ${where}
+     order by ${ORDER_BY[sort]}, distance_m asc, s.id asc limit ? offset ?`,
+    [...distanceParams, found.candidates, ...params, page.limit, found.skip],
+  );
+  return { stores: await loadInOrder(em, rows), total: found.total };
+}
+
+/** The filter in the index's terms; null if the clock map is not storeLocalTimes' whole seconds. */
+function reachQuery(filter: StoreFilter): ReachQuery | null {
+  const { point, radiusKm, minRating, freeDelivery, categoryId, hasOffer, openAt } = filter;
+  const query: ReachQuery = { lat: point!.lat, lng: point!.lng, radiusKm, minRating, freeDelivery, categoryId };
+  // Offers are live by the database's now() in SQL and by this clock here: the same instant but for the gap between two statements.
+  if (hasOffer) query.offerAt = Date.now();
+  if (openAt !== undefined) {
+    query.openAt = new Map();
+    for (const [zone, local] of Object.entries(JSON.parse(openAt) as Record<string, string>)) {
+      const t = weekSeconds(local);
+      if (t === null) return null;
+      query.openAt.set(zone, t);
+    }
+  }
+  return query;
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * Keeps one ReachIndex per database connection pool, in step with the database: every use
+ * reads `store_reach_version` (one primary-key row that triggers set, in the writing
+ * transaction, on every change of stores' reach data, opening hours or offers; see its
+ * entity), and a copy read at another version is never used. A stale copy is rebuilt in the
+ * background while requests take the SQL path (small cities wait for it: it costs less than
+ * the queries it saves). docs/decisions.md "City scale: an exact total from an in-process reach index".
+ */
+import { IsolationLevel } from '@mikro-orm/core';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { HoursRow, openPeriods, ReachIndex, ReachStore } from './reach-index';
+
+/** A copy of at most this many stores is rebuilt while the request waits. */
+const WAIT_FOR_REBUILD_STORES = 2000;
+
+interface Holder {
+  index?: ReachIndex;
+  building?: Promise<ReachIndex>;
+}
+
+const holders = new WeakMap<object, Holder>();
+
+/** The database's current version of the reach data ('0' before any change was recorded). */
+async function currentVersion(em: EntityManager): Promise<string> {
+  const [row] = await em.execute<{ version: string }[]>('select version::text as version from store_reach_version where id = 1');
+  return row?.version ?? '0';
+}
+
+/**
+ * The index at the database's current version, or null when it is being rebuilt (the caller
+ * then answers with SQL). `wait`: build it now whatever its size (tests, warm-up).
+ */
+export async function reachIndex(em: EntityManager, { wait = false } = {}): Promise<ReachIndex | null> {
+  const key = em.getConnection();
+  let holder = holders.get(key);
+  if (!holder) holders.set(key, (holder = {}));
+  const version = await currentVersion(em);
+  if (holder.index?.version === version) return holder.index;
+  const small = holder.index ? holder.index.size <= WAIT_FOR_REBUILD_STORES : await fewStores(em);
+  const building = (holder.building ??= buildIndex(em.fork()).finally(() => (holder.building = undefined)));
+  building.then(
+    (index) => (holder.index = index), // builds run one at a time: the last one read the newest snapshot
+    () => undefined, // the next request tries again (e.g. the pool was closing)
+  );
+  if (!wait && !small) return null;
+  const index = await building.catch(() => null);
+  // Equal versions only: versions are transaction ids, whose order is not the order of commits.
+  return index?.version === version ? index : null;
+}
+
+/** Whether the city is small enough to wait for its first index (a bounded count). */
+async function fewStores(em: EntityManager): Promise<boolean> {
+  const [row] = await em.execute<{ n: string }[]>(
+    `select count(*) as n from (select 1 from stores limit ${WAIT_FOR_REBUILD_STORES + 1}) s`,
+  );
+  return Number(row.n) <= WAIT_FOR_REBUILD_STORES;
+}
+
+/** Reads every active store's reach data at one snapshot, with the version it was read at. */
+async function buildIndex(em: EntityManager): Promise<ReachIndex> {
+  return em.transactional(
+    async (tx) => {
+      const version = await currentVersion(tx);
+      return new ReachIndex(await readReachStores(tx), version);
+    },
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+  );
+}
+
+/** Every active store's reach data: PostgreSQL's own cube coordinates and reach chords, hours and offers. */
+export async function readReachStores(em: EntityManager): Promise<ReachStore[]> {
+  const stores = await em.execute<(Omit<ReachStore, 'open' | 'offers'> & { hours: string | null; windows: string | null })[]>(
+    `with h as (
+       select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
+                                             (closes_at <= opens_at)::int), ';') as hours
+       from store_opening_hours group by store_id),
+     o as (
+       select store_id, string_agg(concat_ws(',', coalesce(extract(epoch from starts_at) * 1000, '-Infinity'),
+                                             coalesce(extract(epoch from ends_at) * 1000, 'Infinity')), ';') as windows
+       from offers where store_id is not null group by store_id)
+     select s.id, cube_ll_coord(s.earth, 1) as x, cube_ll_coord(s.earth, 2) as y, cube_ll_coord(s.earth, 3) as z,
+            2 * earth() * sin(s.delivery_radius_km * 1000 / (2 * earth())) as reach,
+            s.latitude as lat, s.longitude as lng, s.rating, s.rating_count as "ratingCount",
+            s.free_delivery as "freeDelivery", case when s.free_delivery then 0 else s.delivery_price_cents end as fee,
+            s.delivery_time as "deliveryTime", s.category_id as "categoryId", s.timezone, h.hours, o.windows
+     from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
+     where s.is_active and s.earth is not null`,
+  );
+  return stores.map(({ hours, windows, ...s }) => ({ ...s, open: openPeriods(parseHours(hours)), offers: parseNumbers(windows) }));
+}
+
+function parseHours(text: string | null): HoursRow[] {
+  if (!text) return [];
+  return text.split(';').map((row) => {
+    const [day, opens, closes, pastMidnight] = row.split(',').map(Number);
+    return { day, opens, closes, pastMidnight: pastMidnight === 1 };
+  });
+}
+
+function parseNumbers(text: string | null): number[] {
+  return text ? text.split(/[;,]/).map(Number) : [];
+}

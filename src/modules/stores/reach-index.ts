@@ -1,0 +1,558 @@
+/**
+ * Who delivers to a point, in process memory: a compact typed-array copy of every active
+ * store's position, delivery reach and the columns nearby filters and sorts on, bucketed by a
+ * grid on position; in each cell the stores are sorted by reach. For a point, a cell whose
+ * farthest corner is within a store's reach holds that store for certain, a cell nearer than
+ * nothing none, and only the stores whose reach falls between the cell's nearest and farthest
+ * distance are measured one by one. The test is PostgreSQL's (storeConditions): the chord to
+ * the point against the chord of the radius. Positions and reaches are PostgreSQL's own
+ * values; only the point is computed here, so a store within a micrometre of its boundary is
+ * "too close to call" and the caller asks PostgreSQL instead. docs/decisions.md "City scale".
+ * No database access here: reach-index.loader.ts builds and refreshes it.
+ */
+
+/** earthdistance's earth(): the radius in metres its cubes are built on. */
+export const EARTH_M = 6378168;
+/** PostgreSQL's RADIANS_PER_DEGREE (radians(); the same double), so the point is computed like ll_to_earth. */
+const RADIANS_PER_DEGREE = Math.PI / 180;
+/** Chords nearer than this (metres) to a boundary are decided by PostgreSQL, not here. */
+const UNSURE_M = 1e-6;
+/** Ties within this (metres) are left for PostgreSQL's exact sort of the page's candidates. */
+const TIE_M = 1e-3;
+/** Pages ending past this many stores are ranked by sorting every match. */
+const TOP_MAX = 256;
+/** Stores per grid cell the grid aims at, at least. */
+const CELL_TARGET = 32;
+
+export const REACH_SORTS = ['distance', 'rating', 'delivery_fee', 'delivery_time'] as const;
+export type ReachSort = (typeof REACH_SORTS)[number];
+
+/** One active store as the loader reads it. */
+export interface ReachStore {
+  id: number;
+  /** The stored `earth` cube's coordinates (metres). */
+  x: number;
+  y: number;
+  z: number;
+  /** 2·R·sin(radius/2R) as PostgreSQL computes it: the longest chord the store delivers to. */
+  reach: number;
+  lat: number;
+  lng: number;
+  rating: number;
+  ratingCount: number;
+  freeDelivery: boolean;
+  /** The delivery_fee sort's key: 0 when free, else the price in cents. */
+  fee: number;
+  deliveryTime: number;
+  categoryId: number | null;
+  timezone: string;
+  /** Open periods as [start, end) pairs of seconds from Sunday 00:00 (openPeriods). */
+  open: number[];
+  /** Offer windows as [start, end) pairs of epoch milliseconds (open ends infinite). */
+  offers: number[];
+}
+
+/** A point and every nearby filter, in the index's terms. */
+export interface ReachQuery {
+  lat: number;
+  lng: number;
+  radiusKm?: number;
+  minRating?: number;
+  freeDelivery?: boolean;
+  categoryId?: number;
+  /** zone -> seconds from Sunday 00:00 of its wall clock now (localWeekSeconds): only open stores. */
+  openAt?: Map<string, number>;
+  /** Epoch milliseconds: only stores with an offer live then. */
+  offerAt?: number;
+}
+
+/** A page as the index sees it; PostgreSQL sorts `candidates` exactly and skips `skip`. */
+export interface ReachPage {
+  total: number;
+  candidates: number[];
+  skip: number;
+}
+
+export interface HoursRow {
+  day: number;
+  /** Whole seconds from midnight, rounded up (the wall clock compared with them has whole seconds). */
+  opens: number;
+  closes: number;
+  /** closes_at <= opens_at, decided on the exact values: the period runs past midnight. */
+  pastMidnight: boolean;
+}
+
+const DAY = 86400;
+
+/**
+ * store_is_open's rule as week intervals: a period opens on its day at `opens` and closes at
+ * `closes` the same day, or, past midnight, at `closes` the next day (Saturday into Sunday).
+ */
+export function openPeriods(rows: HoursRow[]): number[] {
+  const out: number[] = [];
+  for (const h of rows) {
+    if (!h.pastMidnight) {
+      out.push(h.day * DAY + h.opens, h.day * DAY + h.closes);
+    } else {
+      out.push(h.day * DAY + h.opens, (h.day + 1) * DAY);
+      const next = ((h.day + 1) % 7) * DAY;
+      out.push(next, next + h.closes);
+    }
+  }
+  return out;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS` (storeLocalTimes' format) as seconds from Sunday 00:00; null otherwise. */
+export function weekSeconds(local: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(local);
+  if (!m) return null;
+  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).getUTCDay();
+  return day * DAY + Number(m[4]) * 3600 + Number(m[5]) * 60 + Number(m[6]);
+}
+
+/** ll_to_earth in Node: the cube of a point, operation for operation. */
+export function earthPoint(lat: number, lng: number): [number, number, number] {
+  const a = lat * RADIANS_PER_DEGREE;
+  const b = lng * RADIANS_PER_DEGREE;
+  return [EARTH_M * Math.cos(a) * Math.cos(b), EARTH_M * Math.cos(a) * Math.sin(b), EARTH_M * Math.sin(a)];
+}
+
+/** Whether the query has a filter other than distance (each store is then tested on its own). */
+export const filtersStores = (q: ReachQuery): boolean =>
+  q.minRating !== undefined || q.categoryId !== undefined || Boolean(q.freeDelivery) || q.openAt !== undefined || q.offerAt !== undefined;
+
+/** The chord of `metres` along the surface, as storeConditions' radius filter computes it. */
+export const chordOf = (metres: number) => 2 * EARTH_M * Math.sin(metres / (2 * EARTH_M));
+
+export class ReachIndex {
+  readonly size: number;
+  private readonly id: Int32Array;
+  private readonly x: Float64Array;
+  private readonly y: Float64Array;
+  private readonly z: Float64Array;
+  private readonly reach: Float64Array;
+  private readonly rating: Float64Array;
+  private readonly ratingCount: Int32Array;
+  private readonly fee: Int32Array;
+  private readonly time: Int32Array;
+  private readonly category: Int32Array;
+  private readonly free: Uint8Array;
+  private readonly zone: Uint16Array;
+  private readonly zones: string[];
+  private readonly openAt: Int32Array;
+  private readonly open: Int32Array;
+  private readonly offerAt: Int32Array;
+  private readonly offers: Float64Array;
+  /** Cell c holds stores cellAt[c] .. cellAt[c+1]-1, by reach; box: min x, y, z, max x, y, z. */
+  private readonly cellAt: Int32Array;
+  private readonly box: Float64Array;
+  /** Scratch for one query (Node runs one at a time): matching stores and their chords. */
+  private readonly hit: Int32Array;
+  private readonly chord: Float64Array;
+  private readonly cellNear: Float64Array;
+  private readonly bestOf = {} as Record<ReachSort, Int32Array>;
+  private readonly ranked = {} as Record<ReachSort, { cells: Int32Array; groupAt: Int32Array }>;
+  private readonly cellFar: Float64Array;
+  /** The current query (set by match). */
+  private point: [number, number, number] = [0, 0, 0];
+  private query: ReachQuery = { lat: 0, lng: 0 };
+  private limit = Infinity;
+  private filtered = false;
+  /** Open filter: each zone's seconds from Sunday (-1: not in the map); per store 0 unknown, 1 closed, 2 open. */
+  private openKey = '';
+  private zoneTime = new Int32Array(0);
+  private readonly openState: Uint8Array;
+
+  constructor(
+    stores: ReachStore[],
+    /** The store_reach_version this copy was read at. */
+    readonly version: string,
+  ) {
+    const n = (this.size = stores.length);
+    const cells = gridCells(stores);
+    this.cellAt = new Int32Array(cells.length + 1);
+    this.box = new Float64Array(cells.length * 6);
+    const order: ReachStore[] = [];
+    cells.forEach((cell, c) => {
+      cell.sort((a, b) => a.reach - b.reach);
+      const box = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
+      for (const s of cell) {
+        order.push(s);
+        [s.x, s.y, s.z].forEach((v, k) => {
+          box[k] = Math.min(box[k], v);
+          box[k + 3] = Math.max(box[k + 3], v);
+        });
+      }
+      this.box.set(box, c * 6);
+      this.cellAt[c + 1] = order.length;
+    });
+    const column = <T extends { [i: number]: number }>(make: new (n: number) => T, value: (s: ReachStore) => number): T => {
+      const out = new make(n);
+      order.forEach((s, i) => (out[i] = value(s)));
+      return out;
+    };
+    this.id = column(Int32Array, (s) => s.id);
+    this.x = column(Float64Array, (s) => s.x);
+    this.y = column(Float64Array, (s) => s.y);
+    this.z = column(Float64Array, (s) => s.z);
+    this.reach = column(Float64Array, (s) => s.reach);
+    this.rating = column(Float64Array, (s) => s.rating);
+    this.ratingCount = column(Int32Array, (s) => s.ratingCount);
+    this.fee = column(Int32Array, (s) => s.fee);
+    this.time = column(Int32Array, (s) => s.deliveryTime);
+    this.category = column(Int32Array, (s) => s.categoryId ?? -1);
+    this.free = column(Uint8Array, (s) => (s.freeDelivery ? 1 : 0));
+    this.zones = [...new Set(order.map((s) => s.timezone))];
+    const zoneOf = new Map(this.zones.map((z, i) => [z, i]));
+    this.zone = column(Uint16Array, (s) => zoneOf.get(s.timezone)!);
+    [this.openAt, this.open] = ragged(order, (s) => s.open, Int32Array);
+    [this.offerAt, this.offers] = ragged(order, (s) => s.offers, Float64Array);
+    this.hit = new Int32Array(n);
+    this.chord = new Float64Array(n);
+    this.openState = new Uint8Array(n);
+    for (const sort of REACH_SORTS) this.rankCells(sort);
+    this.cellNear = new Float64Array(cells.length);
+    this.cellFar = new Float64Array(cells.length);
+  }
+
+  /** Bytes held by the typed arrays (the measure of the index's memory). */
+  get bytes(): number {
+    const arrays = [
+      this.id,
+      this.x,
+      this.y,
+      this.z,
+      this.reach,
+      this.rating,
+      this.ratingCount,
+      this.fee,
+      this.time,
+      this.category,
+      this.free,
+      this.zone,
+    ];
+    return [
+      ...arrays,
+      this.openAt,
+      this.open,
+      this.offerAt,
+      this.offers,
+      this.cellAt,
+      this.box,
+      this.hit,
+      this.chord,
+      this.openState,
+    ].reduce((sum, a) => sum + a.byteLength, 0);
+  }
+
+  /**
+   * How many stores match and which of them can be on the page `offset .. offset + limit` of
+   * `sort` (ties: nearer, then lower id); null when a store is too close to its boundary to
+   * decide here. PostgreSQL's exact sort of the candidates, skipping `skip`, gives the page.
+   */
+  page(q: ReachQuery, sort: ReachSort, offset: number, limit: number): ReachPage | null {
+    const total = this.match(q, false);
+    if (total === null) return null;
+    const want = Math.min(offset + limit, total);
+    if (offset >= want) return { total, candidates: [], skip: 0 };
+    const before = this.comparator(sort);
+    // Deep pages (rare) list and sort every match; the others only the cells that can hold them.
+    const listed = want > TOP_MAX ? this.match(q, true) : this.listBest(sort, want, before);
+    if (listed === null) return null;
+    const key = this.key(sort);
+    const tied = (a: number, b: number) => key(a, b) === 0 && Math.abs(this.distance(a) - this.distance(b)) <= TIE_M;
+    const top = this.best(listed, want, before);
+    // Same key and chords within TIE_M: PostgreSQL's exact distances may order them either
+    // way. So the candidates add the stores ranked after the last one kept but tied with it,
+    // and start at the first store tied with the page's first.
+    const last = top[want - 1];
+    const candidates = [...top];
+    for (let k = 0; k < listed; k++) {
+      const i = this.hit[k];
+      if (before(last, i) < 0 && tied(last, i)) candidates.push(i);
+    }
+    let first = offset;
+    while (first > 0 && tied(top[first - 1], top[offset])) first--;
+    return { total, candidates: candidates.slice(first).map((i) => this.id[i]), skip: offset - first };
+  }
+
+  /**
+   * For each sort: each cell's best store (its key bounds every store of the cell), and the
+   * cells in the order of those keys, cut into groups of equal key.
+   */
+  private rankCells(sort: ReachSort): void {
+    const key = this.key(sort);
+    const cellCount = this.cellAt.length - 1;
+    const bestOf = new Int32Array(cellCount);
+    for (let c = 0; c < cellCount; c++) {
+      let best = this.cellAt[c];
+      for (let i = best + 1; i < this.cellAt[c + 1]; i++) if (key(i, best) < 0) best = i;
+      bestOf[c] = best;
+    }
+    const cells = Int32Array.from({ length: cellCount }, (_, c) => c).sort((a, b) => key(bestOf[a], bestOf[b]));
+    const groupAt = [0];
+    for (let k = 1; k <= cellCount; k++) if (k === cellCount || key(bestOf[cells[k - 1]], bestOf[cells[k]]) !== 0) groupAt.push(k);
+    this.bestOf[sort] = bestOf;
+    this.ranked[sort] = { cells, groupAt: Int32Array.from(groupAt) };
+  }
+
+  /** How many stores match (the same as page(...).total, without ranking them). */
+  count(q: ReachQuery): number | null {
+    return this.match(q, false);
+  }
+
+  /**
+   * How many stores match; with `collect`, also lists them in `hit` (chords of the stores in
+   * reach for certain are measured later, only if a sort needs them). Null if one is too
+   * close to its boundary to call. Leaves each cell's nearest and farthest distance in
+   * `cellNear`/`cellFar` (nearest Infinity: nothing there can match).
+   */
+  private match(q: ReachQuery, collect: boolean): number | null {
+    const [px, py, pz] = (this.point = earthPoint(q.lat, q.lng));
+    this.query = q;
+    this.limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
+    this.filtered = filtersStores(q);
+    if (q.openAt) this.openAtTimes(q.openAt);
+    const { reach, box, cellAt, cellNear, cellFar } = this;
+    let n = 0;
+    for (let c = 0; c < cellNear.length; c++) {
+      const b = c * 6;
+      let near = 0;
+      let far = 0;
+      for (let k = 0; k < 3; k++) {
+        const p = k === 0 ? px : k === 1 ? py : pz;
+        const lo = box[b + k];
+        const hi = box[b + k + 3];
+        const d = p < lo ? lo - p : p > hi ? p - hi : 0;
+        near += d * d;
+        const f = Math.max(p - lo, hi - p);
+        far += f * f;
+      }
+      near = Math.sqrt(near);
+      cellFar[c] = Math.sqrt(far);
+      cellNear[c] = near > Math.min(reach[cellAt[c + 1] - 1], this.limit) + UNSURE_M ? Infinity : near;
+      if (cellNear[c] === Infinity) continue;
+      const found = this.scan(c, collect, n);
+      if (found === null) return null;
+      n = found;
+    }
+    return n;
+  }
+
+  /** Matches in cell c, listed in `hit` from position n when `collect`; n plus their number, or null. */
+  private scan(c: number, collect: boolean, n: number): number | null {
+    const { reach, cellAt, hit, chord, limit, filtered } = this;
+    const [px, py, pz] = this.point;
+    const end = cellAt[c + 1];
+    // Reach below the nearest distance: out for certain; at least the farthest: in for certain.
+    const from = lowerBound(reach, cellAt[c], end, this.cellNear[c] - UNSURE_M);
+    const far = this.cellFar[c] + UNSURE_M;
+    const sure = limit >= far ? lowerBound(reach, from, end, far) : end;
+    for (let i = from; i < sure; i++) {
+      const dx = this.x[i] - px;
+      const dy = this.y[i] - py;
+      const dz = this.z[i] - pz;
+      const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+      const bound = Math.min(reach[i], limit);
+      if (d > bound + UNSURE_M || (filtered && !this.passes(i))) continue;
+      if (d >= bound - UNSURE_M) return null;
+      if (collect) {
+        hit[n] = i;
+        chord[i] = d;
+      }
+      n++;
+    }
+    if (!collect && !filtered) return n + end - sure;
+    for (let i = sure; i < end; i++) {
+      if (filtered && !this.passes(i)) continue;
+      if (collect) {
+        hit[n] = i;
+        chord[i] = NaN;
+      }
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Lists the matches of the cells that can hold the first `want` of the sort, best first:
+   * cells in the order of their best store's key (`ranked`), and among cells of an equal best
+   * key in rings of doubling distance, until the want-th listed store is certain (every cell
+   * not listed has a worse key, or the same key and a distance beyond it by TIE_M). How many
+   * are listed in `hit`, or null.
+   */
+  private listBest(sort: ReachSort, want: number, before: (a: number, b: number) => number): number | null {
+    const { cells, groupAt } = this.ranked[sort];
+    const key = this.key(sort);
+    const top: number[] = []; // the best `want` listed so far, in order
+    let n = 0;
+    for (let g = 0; g + 1 < groupAt.length; g++) {
+      const groupKey = this.bestOf[sort][cells[groupAt[g]]];
+      if (top.length === want && key(top[want - 1], groupKey) < 0) return n;
+      let inner = -1;
+      let outer = 500;
+      for (;;) {
+        let next = Infinity; // the nearest cell of the group beyond `outer`
+        const listed = n;
+        for (let k = groupAt[g]; k < groupAt[g + 1]; k++) {
+          const c = cells[k];
+          const near = this.cellNear[c];
+          if (near > inner && near <= outer) {
+            const found = this.scan(c, true, n);
+            if (found === null) return null;
+            n = found;
+          } else if (near > outer && near < next) next = near;
+        }
+        for (let k = listed; k < n; k++) insertInto(top, want, this.hit[k], before);
+        if (top.length === want) {
+          const order = key(top[want - 1], groupKey);
+          if (order < 0 || (order === 0 && this.distance(top[want - 1]) + 2 * TIE_M <= next)) return n;
+        }
+        if (next === Infinity) break;
+        inner = outer;
+        outer = Math.max(outer * 2, next);
+      }
+    }
+    return n;
+  }
+
+  /** The filters other than distance, for the current query. */
+  private passes(i: number): boolean {
+    const q = this.query;
+    if (q.minRating !== undefined && !(this.rating[i] >= q.minRating)) return false;
+    if (q.categoryId !== undefined && this.category[i] !== q.categoryId) return false;
+    if (q.freeDelivery && !this.free[i]) return false;
+    if (q.openAt && !this.isOpen(i)) return false;
+    if (q.offerAt !== undefined && !this.hasOffer(i, q.offerAt)) return false;
+    return true;
+  }
+
+  /**
+   * Sets the clock map of the open filter. Whether a store is open is kept per store until the
+   * map changes (once a second at most: storeLocalTimes has whole seconds), so requests in the
+   * same second test each store once.
+   */
+  private openAtTimes(openAt: Map<string, number>): void {
+    const key = [...openAt].join(';');
+    if (key === this.openKey) return;
+    this.openKey = key;
+    this.zoneTime = Int32Array.from(this.zones, (z) => openAt.get(z) ?? -1);
+    this.openState.fill(0);
+  }
+
+  private isOpen(i: number): boolean {
+    let state = this.openState[i];
+    if (state === 0) {
+      const t = this.zoneTime[this.zone[i]];
+      state = 1; // closed; also when the map lacks the store's zone (t < 0)
+      if (t >= 0) for (let k = this.openAt[i]; k < this.openAt[i + 1]; k += 2) if (this.open[k] <= t && t < this.open[k + 1]) state = 2;
+      this.openState[i] = state;
+    }
+    return state === 2;
+  }
+
+  private hasOffer(i: number, at: number): boolean {
+    for (let k = this.offerAt[i]; k < this.offerAt[i + 1]; k += 2) if (this.offers[k] <= at && at < this.offers[k + 1]) return true;
+    return false;
+  }
+
+  /** The chord from the query's point to store i, measured on first need. */
+  private distance(i: number): number {
+    if (Number.isNaN(this.chord[i])) {
+      const [px, py, pz] = this.point;
+      const dx = this.x[i] - px;
+      const dy = this.y[i] - py;
+      const dz = this.z[i] - pz;
+      this.chord[i] = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    return this.chord[i];
+  }
+
+  /** The sort's order on the index's own chords: negative when store a comes first. */
+  private comparator(sort: ReachSort): (a: number, b: number) => number {
+    const key = this.key(sort);
+    return (a, b) => key(a, b) || this.distance(a) - this.distance(b) || this.id[a] - this.id[b];
+  }
+
+  private key(sort: ReachSort): (a: number, b: number) => number {
+    switch (sort) {
+      case 'distance':
+        return () => 0;
+      case 'rating':
+        return (a, b) => this.rating[b] - this.rating[a] || this.ratingCount[b] - this.ratingCount[a];
+      case 'delivery_fee':
+        return (a, b) => this.fee[a] - this.fee[b];
+      case 'delivery_time':
+        return (a, b) => this.time[a] - this.time[b];
+    }
+  }
+
+  /** The first `want` of the first `listed` matches in the comparator's order. */
+  private best(listed: number, want: number, before: (a: number, b: number) => number): number[] {
+    if (want > TOP_MAX) return Array.from(this.hit.subarray(0, listed)).sort(before).slice(0, want);
+    const top: number[] = [];
+    for (let k = 0; k < listed; k++) insertInto(top, want, this.hit[k], before);
+    return top;
+  }
+}
+
+/** Puts i into `top` (sorted by `before`, at most `want` long) if it belongs there. */
+function insertInto(top: number[], want: number, i: number, before: (a: number, b: number) => number): void {
+  if (top.length === want && before(i, top[want - 1]) >= 0) return;
+  let at = top.length === want ? want - 1 : top.length;
+  while (at > 0 && before(i, top[at - 1]) < 0) {
+    top[at] = top[at - 1];
+    at--;
+  }
+  top[at] = i;
+}
+
+/** The first index in [from, to) whose value is at least `v` (values ascending). */
+function lowerBound(values: Float64Array, from: number, to: number, v: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Per-store lists flattened: offsets (n + 1) and values. */
+function ragged<T extends Int32Array | Float64Array>(
+  stores: ReachStore[],
+  list: (s: ReachStore) => number[],
+  make: new (n: number) => T,
+): [Int32Array, T] {
+  const at = new Int32Array(stores.length + 1);
+  stores.forEach((s, i) => (at[i + 1] = at[i] + list(s).length));
+  const values = new make(at[stores.length]);
+  stores.forEach((s, i) => list(s).forEach((v, k) => (values[at[i] + k] = v)));
+  return [at, values];
+}
+
+/** Stores grouped by a square grid on latitude/longitude. */
+function gridCells(stores: ReachStore[]): ReachStore[][] {
+  if (stores.length === 0) return [];
+  let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const s of stores) {
+    minLat = Math.min(minLat, s.lat);
+    maxLat = Math.max(maxLat, s.lat);
+    minLng = Math.min(minLng, s.lng);
+    maxLng = Math.max(maxLng, s.lng);
+  }
+  const area = Math.max(maxLat - minLat, 1e-4) * Math.max(maxLng - minLng, 1e-4);
+  // Cells grow with the city (√n stores each, at least CELL_TARGET): their number grows as √n,
+  // and so do the stores measured one by one at the cells' edges (n · cell side ∝ n^¾).
+  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 4);
+  const side = Math.min(1, Math.max(1e-3, Math.sqrt((area * perCell) / stores.length)));
+  const cells = new Map<string, ReachStore[]>();
+  for (const s of stores) {
+    const key = `${Math.floor(s.lat / side)}:${Math.floor(s.lng / side)}`;
+    const cell = cells.get(key);
+    if (cell) cell.push(s);
+    else cells.set(key, [s]);
+  }
+  return [...cells.values()];
+}
