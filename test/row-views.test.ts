@@ -17,6 +17,7 @@ import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from '../sr
 import { Product } from '../src/modules/catalog/product.entity';
 import { Offer } from '../src/modules/offers/offer.entity';
 import { OpeningHours } from '../src/modules/stores/opening-hours.entity';
+import { MainCategory } from '../src/modules/stores/main-category.entity';
 import { StoreCategory } from '../src/modules/stores/store-category.entity';
 import { Store } from '../src/modules/stores/store.entity';
 import { openTestDatabase } from './helpers/database';
@@ -46,6 +47,7 @@ function gettersOf(entity: EntityClass<object>): string[] {
 const tables: [EntityClass<object>, string][] = [
   [Ad, 'ads'],
   [Store, 'stores'],
+  [MainCategory, 'main_categories'],
   [StoreCategory, 'store_categories'],
   [OpeningHours, 'store_opening_hours'],
   [Offer, 'offers'],

@@ -5,6 +5,8 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { matchingNames } from '../../common/name-search';
+import { readViews, View } from '../../common/row-views';
+import { Product } from './product.entity';
 
 /** "A customer may see this product" (`p` is products): active, in a category of an active menu. */
 const VISIBLE_PRODUCT = `p.is_active and exists (
@@ -99,6 +101,16 @@ export async function searchProductIds(em: EntityManager, q: string, limit: numb
     [...names.params, limit, limit],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * The products of `ids` in that order (repeats kept), as read-only row views
+ * (src/common/row-views.ts): the home blocks and search only answer them.
+ */
+export async function productsInOrder(em: EntityManager, productIds: number[]): Promise<View<Product>[]> {
+  if (productIds.length === 0) return [];
+  const found = new Map((await readViews(em, Product, 'p', 'from products p where p.id in (?)', [[...new Set(productIds)]])).map((p) => [p.id, p]));
+  return productIds.map((id) => found.get(id)!);
 }
 
 /** Counts delivered quantities for "featured" and "trending" (a step of the delivering transaction). */

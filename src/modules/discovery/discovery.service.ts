@@ -1,9 +1,7 @@
 /** The customer app's read side: home screen, nearby stores, search (spec §2.1, §2.5, §2.6, §4.3). */
-import { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../common/pagination';
 import { Context } from '../../context';
-import { homeProductBlocks, searchProductIds } from '../catalog/product-query';
-import { Product } from '../catalog/product.entity';
+import { homeProductBlocks, productsInOrder, searchProductIds } from '../catalog/product-query';
 import { activeGlobalOffers } from '../offers/offer.service';
 import { homeStoreBlocks } from '../stores/home-query';
 import { findStores, GeoPoint, loadStoresInOrder, searchStoreIds, StoreFilter } from '../stores/store-query';
@@ -41,7 +39,7 @@ export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage
   const storeRows = [blocks.top_rated_stores, blocks.popular_near_you, blocks.stores];
   const productIds = [products.products, products.featured_products, products.trending_products];
   const [topRatedStores, popularNearYou, stores] = split(await loadStoresInOrder(em, storeRows.flat()), storeRows);
-  const [newest, featured, trending] = split(await loadProductsInOrder(em, productIds.flat()), productIds);
+  const [newest, featured, trending] = split(await productsInOrder(em, productIds.flat()), productIds);
   return {
     mainCategories: await listMainCategories(ctx),
     categories: await listStoreCategories(ctx),
@@ -61,12 +59,6 @@ function split<T>(loaded: T[], blocks: unknown[][]): T[][] {
   return blocks.map((block) => loaded.slice(at, (at += block.length)));
 }
 
-async function loadProductsInOrder(em: EntityManager, ids: number[]): Promise<Product[]> {
-  if (ids.length === 0) return [];
-  const found = new Map((await em.find(Product, { id: { $in: [...new Set(ids)] } })).map((p) => [p.id, p]));
-  return ids.map((id) => found.get(id)!);
-}
-
 /**
  * Accent- and case-insensitive, typo-tolerant search over store and product names: substring
  * matches first, then by trigram word similarity. Only active stores and their visible products.
@@ -76,6 +68,6 @@ export async function search(ctx: Context, q: string): Promise<SearchResult> {
   const productIds = await searchProductIds(ctx.em, q, SEARCH_LIMIT);
   return {
     stores: await loadStoresInOrder(ctx.em, storeIds.map((id) => ({ id, distanceM: null }))),
-    products: await loadProductsInOrder(ctx.em, productIds),
+    products: await productsInOrder(ctx.em, productIds),
   };
 }

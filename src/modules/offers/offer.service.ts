@@ -11,9 +11,9 @@ import { CreateOfferInput, UpdateOfferInput } from './offer.inputs';
 import { Offer } from './offer.entity';
 
 
-/** Global offers (no store): the home screen's promotional banners. */
-export async function activeGlobalOffers(ctx: Context): Promise<Offer[]> {
-  return ctx.em.find(Offer, { store: null, ...activeWindowWhere() }, { orderBy: { id: 'asc' } });
+/** Global offers (no store): the home screen's promotional banners (read-only views: the home screen answers them). */
+export async function activeGlobalOffers(ctx: Context): Promise<View<Offer>[]> {
+  return readViews(ctx.em, Offer, 'o', `from offers o where o.store_id is null and ${activeWindowSql('o')} order by o.id asc`);
 }
 
 /** Offers applicable to one store: its own active offers and the global ones (read-only views: the catalog answers them). */

@@ -7,6 +7,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames } from '../../common/name-search';
+import { readViews, View } from '../../common/row-views';
 import { Store } from './store.entity';
 import { filtersStores, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
 import { reachIndex } from './reach-index.loader';
@@ -213,10 +214,14 @@ export async function countStores(em: EntityManager, filter: StoreFilter): Promi
   return Number(row.n);
 }
 
-/** Loads the stores of `rows` keeping the query's order, each with its distance. */
-async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: number | null }[]): Promise<Store[]> {
+/**
+ * The stores of `rows` keeping the query's order, each with its distance: read-only row views
+ * (src/common/row-views.ts), not entities; the lists only answer them (issue 9, per-request cost).
+ */
+async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: number | null }[]): Promise<View<Store>[]> {
   if (rows.length === 0) return [];
-  const found = new Map((await em.find(Store, { id: { $in: rows.map((r) => r.id) } })).map((s) => [s.id, s]));
+  const views = await readViews(em, Store, 's', 'from stores s where s.id in (?)', [[...new Set(rows.map((r) => r.id))]]);
+  const found = new Map(views.map((s) => [s.id, s]));
   return rows.map((row) => {
     const store = found.get(row.id)!;
     store.distanceKm = row.distance_m === null ? null : Math.round(row.distance_m / 10) / 100;
@@ -225,7 +230,7 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
 }
 
 /** Loads stores keeping the given order, each with its distance (rounded to 10 m, in km). */
-export async function loadStoresInOrder(em: EntityManager, rows: { id: number; distanceM: number | null }[]): Promise<Store[]> {
+export async function loadStoresInOrder(em: EntityManager, rows: { id: number; distanceM: number | null }[]): Promise<View<Store>[]> {
   return loadInOrder(em, rows.map((r) => ({ id: r.id, distance_m: r.distanceM })));
 }
 

@@ -20,12 +20,14 @@ export async function getActiveStore(ctx: Context, idOrSlug: string | number): P
   return store;
 }
 
-export async function listMainCategories(ctx: Context): Promise<MainCategory[]> {
-  return ctx.em.find(MainCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+/** Every main category in display order (read-only views: the home screen and the list answer them). */
+export async function listMainCategories(ctx: Context): Promise<View<MainCategory>[]> {
+  return readViews(ctx.em, MainCategory, 'c', 'from main_categories c order by c.sort_order asc, c.id asc');
 }
 
-export async function listStoreCategories(ctx: Context): Promise<StoreCategory[]> {
-  return ctx.em.find(StoreCategory, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+/** Every store category in display order (read-only views: the home screen and the list answer them). */
+export async function listStoreCategories(ctx: Context): Promise<View<StoreCategory>[]> {
+  return readViews(ctx.em, StoreCategory, 'c', 'from store_categories c order by c.sort_order asc, c.id asc');
 }
 
 /** A store a caller may read from: active, or their own. */
