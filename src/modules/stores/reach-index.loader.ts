@@ -56,20 +56,40 @@ async function fewStores(em: EntityManager): Promise<boolean> {
   return Number(row.n) <= WAIT_FOR_REBUILD_STORES;
 }
 
-/** Reads every active store's reach data at one snapshot, with the version it was read at. */
+/**
+ * Reads every active store's reach data at one snapshot, with the version it was read at, and
+ * indexes it after the commit. The read is a bulk read, not a request: it may run past the
+ * requests' statement timeout (about 10 s at 1 000 000 stores), and the parsing and indexing
+ * (tens of seconds at that size) happen outside the transaction, which would otherwise sit
+ * idle past the idle-in-transaction timeout and hold a snapshot back from vacuum meanwhile.
+ */
 async function buildIndex(em: EntityManager): Promise<ReachIndex> {
-  return em.transactional(
+  const { version, rows } = await em.transactional(
     async (tx) => {
-      const version = await currentVersion(tx);
-      return new ReachIndex(await readReachStores(tx), version);
+      await tx.execute(`set local statement_timeout = ${BUILD_STATEMENT_TIMEOUT_MS}`);
+      return { version: await currentVersion(tx), rows: await readReachRows(tx) };
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
+  return new ReachIndex(rows.map(reachStore), version);
 }
+
+/** The bulk read's own statement timeout (a background build, not a request). */
+const BUILD_STATEMENT_TIMEOUT_MS = 300_000;
+
+type ReachRow = Omit<ReachStore, 'open' | 'offers'> & { hours: string | null; windows: string | null };
 
 /** Every active store's reach data: PostgreSQL's own cube coordinates and reach chords, hours and offers. */
 export async function readReachStores(em: EntityManager): Promise<ReachStore[]> {
-  const stores = await em.execute<(Omit<ReachStore, 'open' | 'offers'> & { hours: string | null; windows: string | null })[]>(
+  return (await readReachRows(em)).map(reachStore);
+}
+
+function reachStore({ hours, windows, ...s }: ReachRow): ReachStore {
+  return { ...s, open: openPeriods(parseHours(hours)), offers: parseNumbers(windows) };
+}
+
+async function readReachRows(em: EntityManager): Promise<ReachRow[]> {
+  return em.execute<ReachRow[]>(
     `with h as (
        select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
                                              (closes_at <= opens_at)::int), ';') as hours
@@ -86,7 +106,6 @@ export async function readReachStores(em: EntityManager): Promise<ReachStore[]> 
      from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
      where s.is_active and s.earth is not null`,
   );
-  return stores.map(({ hours, windows, ...s }) => ({ ...s, open: openPeriods(parseHours(hours)), offers: parseNumbers(windows) }));
 }
 
 function parseHours(text: string | null): HoursRow[] {
