@@ -1,13 +1,19 @@
 /**
  * A store's catalog for customers (spec §2.7): active menus; nested levels come from loaders.
  * Everything here is answered, never written: read-only views (src/common/row-views.ts).
+ * Each read is one statement (docs/decisions.md "City scale: one statement per store read"):
+ * the catalog reads the store, "open now", its whole tree and its offers together and primes
+ * the loaders of the nested fields; store products reads the store's check with its products.
  */
-import { readViews, View } from '../../common/row-views';
+import { notFound } from '../../common/errors';
+import { asViews, fromJson, View, viewColumns, viewObject } from '../../common/row-views';
 import { Context } from '../../context';
 import { Offer } from '../offers/offer.entity';
-import { activeOffersForStore } from '../offers/offer.service';
-import { getActiveStore } from '../stores/store.service';
+import { offersForStoreJson } from '../offers/offer.service';
+import { storeKeyCondition } from '../stores/store.service';
+import { openNowParams, openNowSql, primeIsOpen, storeById } from '../stores/store.loaders';
 import { Store } from '../stores/store.entity';
+import { CatalogTreeColumns, catalogTreeSql, primeCatalogTree } from './catalog.loaders';
 import { Menu } from './menu.entity';
 import { Product } from './product.entity';
 
@@ -18,25 +24,42 @@ export interface StoreCatalog {
   offers: View<Offer>[];
 }
 
+interface CatalogRow extends CatalogTreeColumns {
+  pre_open: boolean | null;
+  pre_offers: object[] | null;
+}
+
 export async function catalog(ctx: Context, storeId: number): Promise<StoreCatalog> {
-  const store = await getActiveStore(ctx, storeId);
-  return {
-    store,
-    menus: await readViews(ctx.em, Menu, 'm', 'from menus m where m.store_id = ? and m.is_active order by m.sort_order asc, m.id asc', [store.id]),
-    offers: await activeOffersForStore(ctx, store.id),
-  };
+  const { em } = ctx;
+  const { sql, param, key } = storeKeyCondition(storeId, 's');
+  const tree = catalogTreeSql(em);
+  const [row] = await em.execute<CatalogRow[]>(
+    `with st as (select ${viewColumns(em, Store, 's')}, ${openNowSql('s')} as pre_open from stores s where ${sql} and s.is_active),
+          ${tree.with}
+     select st.*, ${offersForStoreJson(em, 'st')} as pre_offers, ${tree.columns} from st`,
+    [...(await openNowParams(ctx)), param],
+  );
+  if (!row) throw notFound('Store', key);
+  const { pre_open: open, pre_offers: offers, tree_menus, tree_categories, tree_products, tree_groups, tree_values, tree_supplements, ...columns } = row;
+  const [store] = asViews(em, Store, [columns]);
+  primeIsOpen(ctx, store, open);
+  storeById(ctx).prime(store.id, store);
+  const menus = primeCatalogTree(ctx, { tree_menus, tree_categories, tree_products, tree_groups, tree_values, tree_supplements });
+  return { store, menus, offers: fromJson(em, Offer, offers) };
 }
 
 /** The active products of an active store, in menu order (products of inactive menus, or of none, are not offered). */
 export async function storeProducts(ctx: Context, storeId: number): Promise<View<Product>[]> {
-  const store = await getActiveStore(ctx, storeId);
-  return readViews(
-    ctx.em,
-    Product,
-    'p',
-    `from products p join menu_categories c on c.id = p.menu_category_id join menus m on m.id = c.menu_id
-     where p.store_id = ? and p.is_active and m.is_active
-     order by m.sort_order asc, m.id asc, c.sort_order asc, c.id asc, p.sort_order asc, p.id asc`,
-    [store.id],
+  const { em } = ctx;
+  const { sql, param, key } = storeKeyCondition(storeId, 's');
+  const [row] = await em.execute<{ products: object[] | null }[]>(
+    `select (select json_agg(${viewObject(em, Product, 'p')}
+                             order by m.sort_order asc, m.id asc, c.sort_order asc, c.id asc, p.sort_order asc, p.id asc)
+             from products p join menu_categories c on c.id = p.menu_category_id join menus m on m.id = c.menu_id
+             where p.store_id = s.id and p.is_active and m.is_active) as products
+     from stores s where ${sql} and s.is_active`,
+    [param],
   );
+  if (!row) throw notFound('Store', key);
+  return fromJson(em, Product, row.products);
 }

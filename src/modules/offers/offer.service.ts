@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { forbidden, invalidField, notFound } from '../../common/errors';
 import { activeWindowSql, activeWindowWhere } from '../../common/active-window';
-import { readViews, View } from '../../common/row-views';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { readViews, View, viewObject } from '../../common/row-views';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
@@ -16,10 +17,13 @@ export async function activeGlobalOffers(ctx: Context): Promise<View<Offer>[]> {
   return readViews(ctx.em, Offer, 'o', `from offers o where o.store_id is null and ${activeWindowSql('o')} order by o.id asc`);
 }
 
-/** Offers applicable to one store: its own active offers and the global ones (read-only views: the catalog answers them). */
-export async function activeOffersForStore(ctx: Context, storeId: number): Promise<View<Offer>[]> {
-  return readViews(ctx.em, Offer, 'o', `from offers o where (o.store_id = ? or o.store_id is null) and ${activeWindowSql('o')} order by o.id asc`, [storeId]);
-}
+/**
+ * Offers applicable to the store aliased `store`: its own active offers and the global ones, as
+ * a JSON array (null: none) of Offer views (src/common/row-views.ts `fromJson`); the catalog
+ * reads them in its one statement.
+ */
+export const offersForStoreJson = (em: EntityManager, store: string) =>
+  `(select json_agg(${viewObject(em, Offer, 'o')} order by o.id asc) from offers o where (o.store_id = ${store}.id or o.store_id is null) and ${activeWindowSql('o')})`;
 
 /** At most this many offers answer an unfiltered list (newest first). */
 export const OFFER_LIST_LIMIT = 100;

@@ -4,14 +4,16 @@ import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
 import { activeStoreCountByCategory, openingHoursOfStore, storeCategoryById, storeIsOpen, topStoresByCategory } from './store.loaders';
-import { getActiveStore, listMainCategories, listStoreCategories } from './store.service';
+import { listMainCategories, listStoreCategories } from './store.service';
+import { getStoreDetails } from './store-details';
 import { Store } from './store.entity';
 
 @Resolver(() => Store)
 export class StoreResolver {
+  /** Reads its category, hours, offers and "open now" in the same statement (store-details.ts). */
   @Query(() => Store, { description: 'An active store by id or slug.' })
   async store(@Arg('idOrSlug', () => String) idOrSlug: string, @Ctx() ctx: Context): Promise<Store> {
-    return getActiveStore(ctx, idOrSlug);
+    return getStoreDetails(ctx, idOrSlug);
   }
 
   @Query(() => [StoreCategory], { description: 'Kinds of store (Pizza, Groceries...), for filters.' })

@@ -8,14 +8,23 @@ import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 
 /**
- * An active store by id or slug (spec §4.3 "store ID or slug"); 404 otherwise. A read-only view
- * (src/common/row-views.ts): every caller answers it.
+ * `idOrSlug` as the condition on the store aliased `alias` (spec §4.3 "store ID or slug"): a
+ * number that fits an id is an id, anything else a slug (case-insensitive).
+ */
+export function storeKeyCondition(idOrSlug: string | number, alias: string): { sql: string; param: string | number; key: string } {
+  const key = String(idOrSlug).trim();
+  return /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1
+    ? { sql: `${alias}.id = ?`, param: Number(key), key }
+    : { sql: `${alias}.slug = ?`, param: key.toLowerCase(), key };
+}
+
+/**
+ * An active store by id or slug; 404 otherwise. A read-only view (src/common/row-views.ts):
+ * every caller answers it.
  */
 export async function getActiveStore(ctx: Context, idOrSlug: string | number): Promise<View<Store>> {
-  const key = String(idOrSlug).trim();
-  const [store] = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1
-    ? await readViews(ctx.em, Store, 's', 'from stores s where s.id = ? and s.is_active', [Number(key)])
-    : await readViews(ctx.em, Store, 's', 'from stores s where s.slug = ? and s.is_active', [key.toLowerCase()]);
+  const { sql, param, key } = storeKeyCondition(idOrSlug, 's');
+  const [store] = await readViews(ctx.em, Store, 's', `from stores s where ${sql} and s.is_active`, [param]);
   if (!store) throw notFound('Store', key);
   return store;
 }

@@ -1,0 +1,57 @@
+/**
+ * Store details (spec §4.3, GET /store/stores/{store}) in one statement: the store with its
+ * category, opening hours, active offers and "open now" read beside it (JSON columns), handed
+ * to the loaders its fields read (DataLoader `prime`), so answering every field of the details
+ * sends nothing more. Each of those was its own round trip, and on this machine a round trip
+ * costs the service more CPU than anything else in the request (docs/decisions.md "City scale:
+ * one statement per store read"). The fields keep their loaders: a store read anywhere else
+ * (lists, an order's store) loads them as before.
+ */
+import { notFound } from '../../common/errors';
+import { fromJson, View, viewColumns, asViews } from '../../common/row-views';
+import { Context } from '../../context';
+import { activeOffersJson, activeOffersOfStore } from '../offers/offer.loaders';
+import { Offer } from '../offers/offer.entity';
+import { OpeningHours } from './opening-hours.entity';
+import { StoreCategory } from './store-category.entity';
+import { Store } from './store.entity';
+import {
+  openingHoursJson,
+  openingHoursOfStore,
+  openNowParams,
+  openNowSql,
+  primeIsOpen,
+  storeCategoryById,
+  storeCategoryJson,
+} from './store.loaders';
+import { storeKeyCondition } from './store.service';
+
+interface DetailsRow {
+  pre_category: object | null;
+  pre_hours: object[] | null;
+  pre_offers: object[] | null;
+  pre_open: boolean | null;
+}
+
+/** An active store by id or slug, its details primed; 404 otherwise. */
+export async function getStoreDetails(ctx: Context, idOrSlug: string | number): Promise<View<Store>> {
+  const { em } = ctx;
+  const { sql, param, key } = storeKeyCondition(idOrSlug, 's');
+  const [row] = await em.execute<DetailsRow[]>(
+    `select ${viewColumns(em, Store, 's')},
+            ${storeCategoryJson(em, 's')} as pre_category,
+            ${openingHoursJson(em, 's')} as pre_hours,
+            ${activeOffersJson(em, 's')} as pre_offers,
+            ${openNowSql('s')} as pre_open
+     from stores s where ${sql} and s.is_active`,
+    [...(await openNowParams(ctx)), param],
+  );
+  if (!row) throw notFound('Store', key);
+  const { pre_category: category, pre_hours: hours, pre_offers: offers, pre_open: open, ...columns } = row;
+  const [store] = asViews(em, Store, [columns]);
+  if (category) storeCategoryById(ctx).prime(store.category!.id, fromJson(em, StoreCategory, [category])[0]);
+  openingHoursOfStore(ctx).prime(store.id, fromJson(em, OpeningHours, hours));
+  activeOffersOfStore(ctx).prime(store.id, fromJson(em, Offer, offers));
+  primeIsOpen(ctx, store, open);
+  return store;
+}
