@@ -7,8 +7,8 @@
  *              the service runs and answer the same JSON (the gateway's own overhead is the
  *              service's cost over theirs; the bench checks the bodies are equal):
  *              GET /api/v1/global/ads (one statement) and GET /api/v1/store/stores/:slug
- *              (the store, then its category, hours, offers and "open now" side by side: the
- *              five statements the service sends for it)
+ *              (one statement: the store with its category, hours, active offers and "open
+ *              now" as JSON columns, as the service sends it)
  *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
  *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
@@ -38,51 +38,45 @@ export const ADS_SQL = `select id, title, type, image, redirect_type, store_id, 
   where is_active and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now())
   order by sort_order asc, id asc`;
 
+/** The zones the handler has met: "open now" in the statement for those (the service's rule, src/modules/stores/local-time.ts). */
+const zonesMet = new Set<string>();
+
+const isoOf = (at: string | null) => (at === null ? null : new Date(at).toISOString());
+
 /**
- * Store details as the service reads them (src/modules/stores: getActiveStore, the category,
- * hours and "open now" loaders, the offers loader) and shapes them (src/rest/fragments.ts
- * RestStoreDetail), written by hand: the baseline of a path of several statements.
+ * Store details as the service reads them (src/modules/stores/store-details.ts: the store with
+ * its category, hours, active offers and "open now" as JSON columns of ONE statement; a second
+ * statement only the first time a zone is met) and shapes them (src/rest/fragments.ts
+ * RestStoreDetail), written by hand.
  */
 async function storeDetails(pool: Pool, key: string): Promise<Record<string, unknown> | null> {
   const byId = /^\d+$/.test(key) && Number(key) <= 2 ** 31 - 1;
+  const now = new Date();
   const { rows: found } = await pool.query<StoreRow>(
-    `select id, category_id, name, slug, description, logo, image, address, latitude, longitude, delivery_radius_km,
-            delivery_price_cents, free_delivery, delivery_time, rating, rating_count, timezone
-       from stores where ${byId ? 'id' : 'slug'} = $1 and is_active limit 1`,
-    [byId ? Number(key) : key.trim().toLowerCase()],
+    `select s.id, s.category_id, s.name, s.slug, s.description, s.logo, s.image, s.address, s.latitude, s.longitude, s.delivery_radius_km,
+            s.delivery_price_cents, s.free_delivery, s.delivery_time, s.rating, s.rating_count, s.timezone,
+            (select json_build_object('id', c.id, 'name', c.name, 'icon', c.icon, 'image', c.image, 'main_category_id', c.main_category_id, 'sort_order', c.sort_order)
+               from store_categories c where c.id = s.category_id) as category,
+            (select json_agg(json_build_object('day_of_week', h.day_of_week, 'opens_at', h.opens_at, 'closes_at', h.closes_at) order by h.day_of_week, h.opens_at)
+               from store_opening_hours h where h.store_id = s.id) as hours,
+            (select json_agg(json_build_object('id', o.id, 'title', o.title, 'description', o.description, 'discount', o.discount, 'token', o.token,
+                                               'image', o.image, 'store_id', o.store_id, 'starts_at', o.starts_at, 'ends_at', o.ends_at) order by o.id)
+               from offers o where o.store_id = s.id and (o.starts_at is null or o.starts_at <= now()) and (o.ends_at is null or o.ends_at > now())) as offers,
+            case when jsonb_exists($1::jsonb, s.timezone) then store_is_open(s.id, $1::jsonb) end as open
+       from stores s where ${byId ? 's.id' : 's.slug'} = $2 and s.is_active`,
+    [localTimesOf(zonesMet, now), byId ? Number(key) : key.trim().toLowerCase()],
   );
   const s = found[0];
   if (!s) return null;
-  const now = new Date();
-  const [category, hours, offers, open] = await Promise.all([
-    s.category_id === null
-      ? null
-      : pool
-          .query<{ name: string }>(`select id, name, icon, image, main_category_id, sort_order from store_categories where id = $1`, [
-            s.category_id,
-          ])
-          .then((r) => r.rows[0] ?? null),
-    pool
-      .query<Record<string, unknown>>(
-        `select day_of_week, opens_at, closes_at from store_opening_hours where store_id = $1 order by day_of_week, opens_at`,
-        [s.id],
-      )
-      .then((r) => r.rows),
-    pool
-      .query<Record<string, unknown>>(
-        `select id, title, description, discount, token, image, store_id, starts_at, ends_at from offers
-          where store_id = $1 and (starts_at is null or starts_at <= now()) and (ends_at is null or ends_at > now()) order by id`,
-        [s.id],
-      )
-      .then((r) => r.rows),
-    // "Open now" at the wall-clock time of the store's own zone (src/modules/stores/local-time.ts).
-    pool
-      .query<{ open: boolean }>(`select id, store_is_open(id, $1::jsonb) as open from stores where id = $2`, [
-        localTimesOf([s.timezone], now),
-        s.id,
-      ])
-      .then((r) => r.rows[0]?.open ?? false),
-  ]);
+  let open = s.open;
+  if (open === null) {
+    zonesMet.add(s.timezone);
+    const { rows } = await pool.query<{ open: boolean }>(`select id, store_is_open(id, $1::jsonb) as open from stores where id = $2`, [
+      localTimesOf([s.timezone], now),
+      s.id,
+    ]);
+    open = rows[0]?.open ?? false;
+  }
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
   return {
     id: s.id,
@@ -92,7 +86,7 @@ async function storeDetails(pool: Pool, key: string): Promise<Record<string, unk
     image: s.image,
     address: s.address,
     delivery_time: s.delivery_time,
-    category: category?.name ?? null,
+    category: s.category?.name ?? null,
     category_id: s.category_id,
     rating: s.rating,
     rating_count: s.rating_count,
@@ -105,9 +99,9 @@ async function storeDetails(pool: Pool, key: string): Promise<Record<string, unk
     longitude: round(s.longitude),
     timezone: s.timezone,
     delivery_radius_km: s.delivery_radius_km,
-    category_detail: category,
-    opening_hours: hours,
-    offers,
+    category_detail: s.category,
+    opening_hours: s.hours ?? [],
+    offers: (s.offers ?? []).map((o) => ({ ...o, starts_at: isoOf(o.starts_at), ends_at: isoOf(o.ends_at) })),
   };
 }
 
@@ -129,6 +123,10 @@ interface StoreRow {
   rating: number;
   rating_count: number;
   timezone: string;
+  category: { name: string } | null;
+  hours: object[] | null;
+  offers: ({ starts_at: string | null; ends_at: string | null } & Record<string, unknown>)[] | null;
+  open: boolean | null;
 }
 
 export interface RecordedStatement {
