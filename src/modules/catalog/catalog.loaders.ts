@@ -1,7 +1,9 @@
 /**
  * Batch loaders of the catalog: every nested list (menus -> categories -> products -> options)
  * costs one SQL statement per level, whatever the menu size. Customers see active products only.
- * They answer read-only views (src/common/row-views.ts): they feed answers, never writes.
+ * They answer read-only views (src/common/row-views.ts): they feed answers, never writes. The
+ * catalog reads the whole tree in its own statement and primes them (catalogTreeSql below);
+ * the menus list and any other way to a menu still load level by level.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { batchLoader, groupBy } from '../../common/batch-loader';
