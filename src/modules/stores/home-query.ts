@@ -132,9 +132,9 @@ function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, 
       sql: `nearest as materialized (
               select s.id, ${distance} as distance_m from (
                 select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
-                from stores where is_active order by knn fetch first ? rows with ties) s
+                from stores where is_active and ${withinLargestRadius('earth')} order by knn fetch first ? rows with ties) s
               where ${where} order by s.knn fetch first ? rows with ties), `,
-      params: [...distanceParams, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
+      params: [...distanceParams, point.lat, point.lng, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
     };
   }
   return {
@@ -174,9 +174,7 @@ export async function rankedStoreBlocks(
 /** `ranked(block, id, distance_m, ord)`, the full ranking; `gate` (SQL, no parameters) can keep it from reading anything. */
 function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, gate: string): SqlPart {
   const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
-  const box = point
-    ? 'earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> s.earth and '
-    : '';
+  const box = point ? `${withinLargestRadius('s.earth')} and ` : '';
   const boxParams = point ? [point.lat, point.lng] : [];
   const order = blockOrders(Boolean(point));
   const block = (name: StoreBlock) =>
@@ -195,6 +193,15 @@ function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, 
       ...['product_sources', sources],
     ],
   };
+}
+
+/**
+ * `earth` is in the box of the largest delivery radius of any active store around the point
+ * (its two parameters: the point): no store outside can deliver there. The nearest walk stops
+ * at its edge, so where few stores deliver it reads the box's few entries, not its whole allowance.
+ */
+function withinLargestRadius(earth: string): string {
+  return `earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> ${earth}`;
 }
 
 function toBlocks(rows: BlockRow[]): Record<StoreBlock, BlockStore[]> {
