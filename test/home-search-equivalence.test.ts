@@ -345,7 +345,7 @@ describe('the home screen and search in one statement each', () => {
       expect({ name, count }).toEqual({ name, count: 1 });
       const blocks = { top_rated_stores: home.topRatedStores, popular_near_you: home.popularNearYou, stores: home.stores };
       for (const [block, stores] of Object.entries(blocks)) {
-        const want = expected[block as keyof typeof expected];
+        const want = expected[block];
         expect({ name, block, got: stores.map((s) => ({ id: s.id, km: s.distanceKm })) }).toEqual({ name, block, got: want });
         // Each card is the row the loaders read (every column, timestamps included), with its distance.
         const rows = (await viewsOf(Store, 'stores', ids(stores))).map((row, k) => ({ ...row, distanceKm: want[k].km }));
