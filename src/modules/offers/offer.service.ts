@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { forbidden, invalidField, notFound } from '../../common/errors';
 import { activeWindowSql, activeWindowWhere } from '../../common/active-window';
-import { readViews, View, viewObject } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
+import { readViews, View, viewObject } from '../../common/row-views';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
