@@ -5,7 +5,8 @@ import { homeProductBlocks, productsInOrder, searchProductIds } from '../catalog
 import { activeGlobalOffers } from '../offers/offer.service';
 import { homeStoreBlocks } from '../stores/home-query';
 import { findStores, GeoPoint, loadStoresInOrder, searchStoreIds, StoreFilter } from '../stores/store-query';
-import { storeLocalTimes } from '../stores/local-time';
+import { requestInstant } from '../stores/local-time';
+import { primeStoreCards } from '../stores/store.loaders';
 import { listMainCategories, listStoreCategories } from '../stores/store.service';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
@@ -16,19 +17,25 @@ export const HOME_PRODUCT_STORES = 50;
 export const SEARCH_LIMIT = 20;
 
 export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promise<StorePage> {
+  const now = await requestInstant(ctx);
   const filter: StoreFilter = {
     point: { lat: args.lat, lng: args.lng },
     radiusKm: args.radius,
     minRating: args.minRating,
     freeDelivery: args.freeDelivery,
-    openAt: args.isOpen ? await storeLocalTimes(ctx) : undefined,
+    openAt: args.isOpen ? now : undefined,
     hasOffer: args.hasOffer,
     categoryId: args.categoryId,
   };
-  const { stores, total } = await findStores(ctx.em, filter, args.sort ?? 'distance', {
-    limit: args.perPage,
-    offset: (args.page - 1) * args.perPage,
-  });
+  const { stores, total, cards } = await findStores(
+    ctx.em,
+    filter,
+    args.sort ?? 'distance',
+    { limit: args.perPage, offset: (args.page - 1) * args.perPage },
+    { cardsAt: now },
+  );
+  // The page's statement read the cards (category, open now): their fields send none.
+  if (cards) primeStoreCards(ctx, cards);
   return { stores, meta: pageMeta(total, args.page, args.perPage) };
 }
 

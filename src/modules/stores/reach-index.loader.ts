@@ -20,10 +20,27 @@ interface Holder {
 
 const holders = new WeakMap<object, Holder>();
 
-/** The database's current version of the reach data ('0' before any change was recorded). */
+/**
+ * The database's current version of the reach data ('0' before any change was recorded), as
+ * an SQL expression: a statement that reads a page can return it too, so the page and the
+ * version come from one snapshot (lastReachIndex).
+ */
+export const REACH_VERSION_SQL = `coalesce((select version::text from store_reach_version where id = 1), '0')`;
+
 async function currentVersion(em: EntityManager): Promise<string> {
-  const [row] = await em.execute<{ version: string }[]>('select version::text as version from store_reach_version where id = 1');
-  return row?.version ?? '0';
+  const [row] = await em.execute<{ version: string }[]>(`select ${REACH_VERSION_SQL} as version`);
+  return row.version;
+}
+
+/**
+ * The copy built last, not checked against the database (no statement): the caller must
+ * select REACH_VERSION_SQL in the statement that reads what it derived from the copy, and
+ * throw that answer away unless it equals the copy's version (then call reachIndex, which
+ * starts the rebuild). Null while none exists or a rebuild is under way (reachIndex decides then).
+ */
+export function lastReachIndex(em: EntityManager): ReachIndex | null {
+  const holder = holders.get(em.getConnection());
+  return holder?.index && !holder.building ? holder.index : null;
 }
 
 /**

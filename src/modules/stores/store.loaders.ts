@@ -36,6 +36,18 @@ export const storeIsOpen = batchLoader<Pick<Store, 'id' | 'timezone'>, boolean, 
   return keys.map((k) => open.get(k.id) ?? false);
 });
 
+/**
+ * Hands the card loaders (category, open now) what a list's own statement already read
+ * (nearby: findStores' `cards`, at the request's instant): its field resolvers then send no
+ * statement. Stores without a card are left to the loaders.
+ */
+export function primeStoreCards(ctx: Context, cards: Map<Pick<Store, 'id' | 'timezone'>, { category: View<StoreCategory> | null; open: boolean }>): void {
+  for (const [store, card] of cards) {
+    storeIsOpen(ctx).prime(store, card.open);
+    if (card.category) storeCategoryById(ctx).prime(card.category.id, card.category);
+  }
+}
+
 /** The best rated active stores of each category (a lateral join: one statement). */
 export const topStoresByCategory = batchLoader<number, View<Store>[]>(async (em, keys) => {
   const rows = await em.execute<{ category_id: number; id: number }[]>(
