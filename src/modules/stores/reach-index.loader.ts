@@ -2,7 +2,8 @@
  * Keeps one ReachIndex per database connection pool, in step with the database: every use
  * reads `store_reach_version` (one primary-key row that triggers set, in the writing
  * transaction, on every change of stores' reach data, opening hours or offers; see its
- * entity), and a copy read at another version is never used. A stale copy is rebuilt in the
+ * entity) — here (reachIndex), or in the statement that reads what the copy answered
+ * (lastReachIndex) — and what a copy read at another version answered is never used. A stale copy is rebuilt in the
  * background while requests take the SQL path (small cities wait for it: it costs less than
  * the queries it saves). docs/decisions.md "City scale: an exact total from an in-process reach index".
  */
