@@ -7,10 +7,11 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames } from '../../common/name-search';
-import { asViews, readViews, View, viewColumns } from '../../common/row-views';
+import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
 import { localTimesAt, localTimesOf } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
+import { storeCategoryJson } from './store.loaders';
 import { filtersStores, ReachIndex, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
 import { lastReachIndex, REACH_VERSION_SQL, reachIndex } from './reach-index.loader';
 
@@ -271,8 +272,7 @@ function pageColumns(em: EntityManager, distance: string, cards: boolean): strin
   const key = `${cards}:${distance}`;
   let columns = pageColumnsBuilt.get(key);
   if (columns === undefined) {
-    const category = `(select to_json(k) from (select ${viewColumns(em, StoreCategory, 'c')} from store_categories c where c.id = s.category_id) k)`;
-    columns = `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion"${cards ? `, ${category} as "cardCategory"` : ''}`;
+    columns = `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`;
     pageColumnsBuilt.set(key, columns);
   }
   return columns;
@@ -285,7 +285,7 @@ const pageColumnsBuilt = new Map<string, string>();
 function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[]; categories: (View<StoreCategory> | null)[] } {
   const categories: (View<StoreCategory> | null)[] = [];
   const columns = rows.map(({ distance_m, reachVersion: _version, cardCategory, ...store }) => {
-    categories.push(cardCategory ? asViews(em, StoreCategory, [cardCategory])[0] : null);
+    categories.push(cardCategory ? fromJson(em, StoreCategory, [cardCategory])[0] : null);
     return { ...store, distanceKm: kmOf(distance_m) };
   });
   return { stores: asViews(em, Store, columns), categories };
@@ -339,25 +339,29 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
   });
 }
 
-/** Loads stores keeping the given order, each with its distance (rounded to 10 m, in km). */
-export async function loadStoresInOrder(em: EntityManager, rows: { id: number; distanceM: number | null }[]): Promise<View<Store>[]> {
-  return loadInOrder(em, rows.map((r) => ({ id: r.id, distance_m: r.distanceM })));
+/**
+ * Ids of active stores whose names match, best first (name rank, then rating, then id):
+ * storeHitsSql alone.
+ */
+export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+  const hits = storeHitsSql(q, limit);
+  return (await em.execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
 }
 
 /**
- * Ids of active stores whose names match, best first (name rank, then rating, then id). Names
- * are ranked once each (store_search_names) and each matching name gives its best stores from
+ * The search's stores `(id, prefix, similarity, rating)`, best first: (prefix desc,
+ * similarity desc, rating desc, id) is their order. Names are ranked once each
+ * (store_search_names) and each matching name gives its best stores from
  * `stores_search_name_index` (index only); stores of worse-ranked names are read only while
  * the page is short.
  */
-export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+export function storeHitsSql(q: string, limit: number): { sql: string; params: unknown[] } {
   const names = matchingNames('store_search_names', q);
-  const rows = await em.execute<{ id: number }[]>(
-    `select s.id from ${names.sql} n cross join lateral (
+  return {
+    sql: `select s.id, n.prefix, n.similarity, s.rating from ${names.sql} n cross join lateral (
        select s.id, s.rating from stores s where search_text(s.name) = n.search_name and s.is_active
        order by s.rating desc, s.id limit ?) s
      order by n.prefix desc, n.similarity desc, s.rating desc, s.id limit ?`,
-    [...names.params, limit, limit],
-  );
-  return rows.map((r) => r.id);
+    params: [...names.params, limit, limit],
+  };
 }
