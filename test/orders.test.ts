@@ -185,7 +185,7 @@ describe('the whole journey', () => {
     expect((await driverStep(id, 'deliver', driver.token)).status).toBe(422);
 
     const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
-    expect(detail.body.data.timeline.map((t: { status: string }) => t.status)).toEqual([
+    expect(detail.body.data.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
       'accepted',
       'preparing',
@@ -194,7 +194,7 @@ describe('the whole journey', () => {
       'delivered',
       'payment_collected', // no payment was started: cash, collected by the driver
     ]);
-    const times = detail.body.data.timeline.map((t: { at: string }) => Date.parse(t.at));
+    const times = detail.body.data.timeline.map((entry: { at: string }) => Date.parse(entry.at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(await sql('select order_count from stores where id = ?', [t.w.owner.store.id])).toEqual([{ order_count: 1 }]);
     expect(await sql('select order_count from products where id = ?', [t.w.pizza.id])).toEqual([{ order_count: 2 }]);
@@ -233,7 +233,7 @@ describe('orders the store does not answer in time', () => {
     expect(await expireUnansweredOrders(t.server.db.orm.em.fork(), t.server.app.services, silent, 600)).toBe(1);
     const detail = await t.server.http.get(`/api/v1/customer/orders/${stale}`, { token: t.w.customer.token });
     expect(detail.body.data).toMatchObject({ status: 'rejected', rejection_reason: 'not_accepted_in_time' });
-    expect(detail.body.data.timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'rejected']);
+    expect(detail.body.data.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'rejected']);
     expect(await sql('select status from orders where id = ?', [fresh])).toEqual([{ status: 'pending_acceptance' }]);
     expect(await expireUnansweredOrders(t.server.db.orm.em.fork(), t.server.app.services, silent, 600)).toBe(0);
   });

@@ -74,7 +74,7 @@ describe('card journeys', () => {
       total: 193,
       payment: { status: 'captured', amount: 193, captured_amount: 193 },
     });
-    expect(delivered.timeline.map((t: { status: string }) => t.status)).toEqual([
+    expect(delivered.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
       'payment_authorized',
       'accepted',
@@ -97,7 +97,7 @@ describe('card journeys', () => {
     expect(t.fake.intents.get(intent)!.status).toBe('canceled');
     const order = await detail(id);
     expect(order.payment).toMatchObject({ status: 'released', captured_amount: 0 });
-    expect(order.timeline.map((t: { status: string }) => t.status)).toEqual([
+    expect(order.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
       'payment_authorized',
       'rejected',
@@ -146,7 +146,7 @@ describe('card journeys', () => {
     expect(declined.body).toEqual({ received: true, outcome: 'applied' });
     const failed = await detail(id);
     expect(failed.payment).toMatchObject({ status: 'failed', method: { code: 'card' } });
-    expect(failed.timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'payment_failed']);
+    expect(failed.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'payment_failed']);
     expect((await storeStep(id, 'accept')).status).toBe(422);
 
     const cash = await startPayment(t.server, t.w, id, 'cash');

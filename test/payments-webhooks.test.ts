@@ -14,7 +14,7 @@ const t = usePaymentWorld();
 
 const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const detail = async (id: number) => (await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token })).body.data;
-const statuses = async (id: number) => (await detail(id)).timeline.map((t: { status: string }) => t.status);
+const statuses = async (id: number) => (await detail(id)).timeline.map((entry: { status: string }) => entry.status);
 const reconcile = () => reconcilePayments(t.server.db.orm.em.fork(), { ...t.server.app.services, logger: createLogger('silent') }, 900);
 
 /** A placed card order with its intent created (not yet confirmed). */
@@ -191,7 +191,7 @@ describe('orderUpdates', () => {
         { seq: 3, type: 'status', status: 'rejected', paymentStatus: null },
       ]);
       const timeline = (await detail(id)).timeline;
-      expect(timeline.map((t: { status: string }) => t.status)).toEqual([
+      expect(timeline.map((entry: { status: string }) => entry.status)).toEqual([
         'pending_acceptance',
         'payment_authorized',
         'rejected',
