@@ -14,6 +14,17 @@ import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/st
 import { homeProductBlocks, searchProductIds } from '../src/modules/catalog/product-query';
 import { searchStoreIds } from '../src/modules/stores/store-query';
 import { openTestDatabase } from './helpers/database';
+import { Context } from '../src/context';
+import { readViews } from '../src/common/row-views';
+import { activeWindowSql } from '../src/common/active-window';
+import { Store } from '../src/modules/stores/store.entity';
+import { Product } from '../src/modules/catalog/product.entity';
+import { Offer } from '../src/modules/offers/offer.entity';
+import { MainCategory } from '../src/modules/stores/main-category.entity';
+import { StoreCategory } from '../src/modules/stores/store-category.entity';
+import { storeCategoryById, storeIsOpen } from '../src/modules/stores/store.loaders';
+import { readHomeScreen } from '../src/modules/discovery/home-screen';
+import { readSearchResults } from '../src/modules/discovery/search-results';
 
 const STORES = 1000;
 const SIZE = 10;
@@ -286,4 +297,110 @@ describe('search ranks names, then reads their best rows, like ranking every mat
     expect(plan).toMatch(/Index Only Scan using stores_search_name_index/);
     expect(plan).not.toMatch(/Sort/);
   });
+});
+
+/** A request's context as far as the reads need one: its own em and loaders, the system clock. */
+function requestContext(): Context {
+  return { em: em(), loaders: new Map(), services: { clock: { now: () => new Date() } } } as unknown as Context;
+}
+
+/** Statements sent by `call` (the ORM's knex emits one `query` event each). */
+async function statements<T>(call: () => Promise<T>): Promise<{ count: number; result: T }> {
+  let count = 0;
+  const knex = db.orm.em.getConnection().getKnex();
+  const onQuery = () => count++;
+  knex.on('query', onQuery);
+  try {
+    return { result: await call(), count };
+  } finally {
+    knex.off('query', onQuery);
+  }
+}
+
+/** The rows of `ids` as the separate reads answered them (row views of one `select`), in that order. */
+async function viewsOf<T extends object>(entity: new () => T, table: string, ids: number[]): Promise<object[]> {
+  if (ids.length === 0) return [];
+  const found = new Map(
+    (await readViews(em(), entity as never, 'x', `from ${table} x where x.id in (?)`, [ids])).map((v) => [(v as { id: number }).id, v]),
+  );
+  return ids.map((id) => ({ ...found.get(id)! }));
+}
+
+const plain = (views: object[]) => views.map((v) => ({ ...v }));
+const ids = (views: { id: number }[]) => views.map((v) => v.id);
+
+describe('the home screen and search in one statement each', () => {
+  it('answers the blocks, rows, categories, offers and "open now" that the separate reads answer', async () => {
+    let primed = 0;
+    for (const { name, point } of points()) {
+      const expected = await referenceBlocks(point, SIZE, SOURCES);
+      const products = await referenceProducts(
+        expected.product_sources.map((s) => s.id),
+        SIZE,
+      );
+      // The second request of a process knows the stores' zones: "open now" comes with the rows.
+      await readHomeScreen(requestContext(), point, SIZE, SOURCES);
+      const ctx = requestContext();
+      const { result: home, count } = await statements(() => readHomeScreen(ctx, point, SIZE, SOURCES));
+      expect({ name, count }).toEqual({ name, count: 1 });
+      const blocks = { top_rated_stores: home.topRatedStores, popular_near_you: home.popularNearYou, stores: home.stores };
+      for (const [block, stores] of Object.entries(blocks)) {
+        const want = expected[block];
+        expect({ name, block, got: stores.map((s) => ({ id: s.id, km: s.distanceKm })) }).toEqual({ name, block, got: want });
+        // Each card is the row the loaders read (every column, timestamps included), with its distance.
+        const rows = (await viewsOf(Store, 'stores', ids(stores))).map((row, k) => ({ ...row, distanceKm: want[k].km }));
+        expect({ name, block, rows: plain(stores) }).toEqual({ name, block, rows });
+        for (const store of stores) expect(Object.getPrototypeOf(store)).toBe(Store.prototype);
+        // "Open now" and the category are the loaders' own answers, and read nothing more.
+        const fresh = requestContext();
+        for (const store of stores) {
+          const { result, count: reads } = await statements(async () => ({
+            open: await storeIsOpen(ctx).load(store),
+            category: store.category ? (await storeCategoryById(ctx).load(store.category.id))?.name : null,
+          }));
+          expect({ name, id: store.id, reads, ...result }).toEqual({
+            name,
+            id: store.id,
+            reads: 0,
+            open: await storeIsOpen(fresh).load({ id: store.id, timezone: store.timezone }),
+            category: store.category ? (await storeCategoryById(fresh).load(store.category.id))?.name : null,
+          });
+          primed++;
+        }
+      }
+      expect({ name, products: ids(home.products), featured: ids(home.featuredProducts), trending: ids(home.trendingProducts) }).toEqual({
+        name,
+        products: products.products,
+        featured: products.featured_products,
+        trending: products.trending_products,
+      });
+      for (const list of [home.products, home.featuredProducts, home.trendingProducts]) {
+        expect(plain(list)).toEqual(await viewsOf(Product, 'products', ids(list)));
+      }
+      expect(plain(home.mainCategories)).toEqual(
+        plain(await readViews(em(), MainCategory, 'c', 'from main_categories c order by c.sort_order asc, c.id asc')),
+      );
+      expect(plain(home.categories)).toEqual(
+        plain(await readViews(em(), StoreCategory, 'c', 'from store_categories c order by c.sort_order asc, c.id asc')),
+      );
+      expect(plain(home.offers)).toEqual(
+        plain(await readViews(em(), Offer, 'o', `from offers o where o.store_id is null and ${activeWindowSql('o')} order by o.id asc`)),
+      );
+    }
+    expect(primed).toBeGreaterThan(300);
+  }, 300_000);
+
+  it('answers the stores and products the ranked ids name, as the rows the loaders read', async () => {
+    let nonEmpty = 0;
+    for (const q of await terms()) {
+      const expected = await referenceSearch(q, 20);
+      const { result, count } = await statements(() => readSearchResults(requestContext(), q, 20));
+      expect({ q, count, stores: ids(result.stores), products: ids(result.products) }).toEqual({ q, count: 1, ...expected });
+      const stores = (await viewsOf(Store, 'stores', expected.stores)).map((row) => ({ ...row, distanceKm: null }));
+      expect({ q, stores: plain(result.stores) }).toEqual({ q, stores });
+      expect({ q, products: plain(result.products) }).toEqual({ q, products: await viewsOf(Product, 'products', expected.products) });
+      if (expected.stores.length > 0 && expected.products.length > 0) nonEmpty++;
+    }
+    expect(nonEmpty).toBeGreaterThan(30);
+  }, 300_000);
 });

@@ -5,8 +5,6 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { matchingNames } from '../../common/name-search';
-import { readViews, View } from '../../common/row-views';
-import { Product } from './product.entity';
 
 /** "A customer may see this product" (`p` is products): active, in a category of an active menu. */
 const VISIBLE_PRODUCT = `p.is_active and exists (
@@ -47,70 +45,81 @@ export const PRODUCT_BLOCKS = ['products', 'featured_products', 'trending_produc
 export type ProductBlock = (typeof PRODUCT_BLOCKS)[number];
 
 /**
- * The home screen's product blocks in one statement, drawn from the visible products of the
- * given stores: newest, featured (most ordered first) and trending (most ordered). The stores'
- * products are read once through the store index (a few hundred rows whatever the city's size;
- * an index walk in block order that filtered on the stores read a row per product of the city
- * until it met ten of theirs), each block sorts them and tests visibility in that order only
- * until it has its ten (`offset 0` keeps the test above the sort). docs/decisions.md "City scale".
+ * The home screen's product blocks, drawn from the visible products of the given stores:
+ * newest, featured (most ordered first) and trending (most ordered). One statement
+ * (productBlocksCtes); the home screen reads them inside its own.
  */
 export async function homeProductBlocks(em: EntityManager, storeIds: number[], size: number): Promise<Record<ProductBlock, number[]>> {
-  const order: Record<ProductBlock, (a: BlockProduct, b: BlockProduct) => number> = {
-    products: (a, b) => b.id - a.id,
-    featured_products: (a, b) => b.order_count - a.order_count || a.id - b.id,
-    trending_products: (a, b) => b.order_count - a.order_count || a.id - b.id,
-  };
-  const block = (sqlOrder: string, extra = 'true') =>
-    `(select ?::text as block, p.id, p.order_count from (
-        select * from candidates where ${extra} order by ${sqlOrder} offset 0) p
-      where ${VISIBLE_PRODUCT} limit ?)`;
-  const rows = await em.execute<(BlockProduct & { block: ProductBlock })[]>(
-    `with candidates as materialized (
-       select p.id, p.order_count, p.is_featured, p.is_active, p.menu_category_id from products p where p.store_id in (?))
-     ${[block('id desc'), block('order_count desc, id', 'is_featured'), block('order_count desc, id')].join(' union all ')}`,
-    [ids(storeIds), ...['products', size], ...['featured_products', size], ...['trending_products', size]],
-  );
+  const ctes = productBlocksCtes({ sql: '?', params: [ids(storeIds)] }, size);
+  const rows = await em.execute<(BlockProduct & { block: ProductBlock })[]>(`with ${ctes.sql} select block, id, order_count as "orderCount" from product_blocks`, ctes.params);
   return Object.fromEntries(
     PRODUCT_BLOCKS.map((b) => [
       b,
       rows
         .filter((r) => r.block === b)
-        .sort(order[b])
+        .sort(PRODUCT_BLOCK_ORDER[b])
         .map((r) => r.id),
     ]),
   ) as Record<ProductBlock, number[]>;
 }
 
-type BlockProduct = { id: number; order_count: number };
+/** Each product block's order (the SQL's, as a comparator: its rows come back unordered). */
+export const PRODUCT_BLOCK_ORDER: Record<ProductBlock, (a: BlockProduct, b: BlockProduct) => number> = {
+  products: (a, b) => b.id - a.id,
+  featured_products: (a, b) => b.orderCount - a.orderCount || a.id - b.id,
+  trending_products: (a, b) => b.orderCount - a.orderCount || a.id - b.id,
+};
+
+/**
+ * `product_blocks(block, id, order_count)` of the visible products of the stores that `stores`
+ * selects (SQL inside `in (...)`). The stores' products are read once through the store
+ * index (a few hundred rows whatever the city's size; an index walk in block order that
+ * filtered on the stores read a row per product of the city until it met ten of theirs), each
+ * block sorts them and tests visibility in that order only until it has its ten (`offset 0`
+ * keeps the test above the sort). docs/decisions.md "City scale".
+ */
+export function productBlocksCtes(stores: { sql: string; params: unknown[] }, size: number): { sql: string; params: unknown[] } {
+  const block = (sqlOrder: string, extra = 'true') =>
+    `(select ?::text as block, p.id, p.order_count from (
+        select * from candidates where ${extra} order by ${sqlOrder} offset 0) p
+      where ${VISIBLE_PRODUCT} limit ?)`;
+  return {
+    sql: `candidates as materialized (
+       select p.id, p.order_count, p.is_featured, p.is_active, p.menu_category_id from products p where p.store_id in (${stores.sql})),
+     product_blocks as (${[block('id desc'), block('order_count desc, id', 'is_featured'), block('order_count desc, id')].join(' union all ')})`,
+    params: [...stores.params, ...['products', size], ...['featured_products', size], ...['trending_products', size]],
+  };
+}
+
+/** What a product block is sorted by (a row of product_blocks, or the product itself). */
+export type BlockProduct = { id: number; orderCount: number };
 
 /**
  * Ids of visible products of active stores whose names match, best first (name rank, then most
- * ordered, then id). Names are ranked once each (product_search_names) and each matching name
- * gives its most ordered visible products from `products_search_name_index`; products of
- * worse-ranked names are read only while the page is short.
+ * ordered, then id): productHitsSql alone.
  */
 export async function searchProductIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+  const hits = productHitsSql(q, limit);
+  return (await em.execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
+}
+
+/**
+ * The search's products `(id, prefix, similarity, order_count)`, best first: (prefix desc,
+ * similarity desc, order_count desc, id) is their order. Names are ranked once each
+ * (product_search_names) and each matching name gives its most ordered visible products from
+ * `products_search_name_index`; products of worse-ranked names are read only while the page is short.
+ */
+export function productHitsSql(q: string, limit: number): { sql: string; params: unknown[] } {
   const names = matchingNames('product_search_names', q);
   // stores.is_active is read here, in the same statement, so the limit counts visible products only.
-  const rows = await em.execute<{ id: number }[]>(
-    `select p.id from ${names.sql} n cross join lateral (
+  return {
+    sql: `select p.id, n.prefix, n.similarity, p.order_count from ${names.sql} n cross join lateral (
        select p.id, p.order_count from products p join stores s on s.id = p.store_id
        where search_text(p.name) = n.search_name and ${VISIBLE_PRODUCT} and s.is_active
        order by p.order_count desc, p.id limit ?) p
      order by n.prefix desc, n.similarity desc, p.order_count desc, p.id limit ?`,
-    [...names.params, limit, limit],
-  );
-  return rows.map((r) => r.id);
-}
-
-/**
- * The products of `ids` in that order (repeats kept), as read-only row views
- * (src/common/row-views.ts): the home blocks and search only answer them.
- */
-export async function productsInOrder(em: EntityManager, productIds: number[]): Promise<View<Product>[]> {
-  if (productIds.length === 0) return [];
-  const found = new Map((await readViews(em, Product, 'p', 'from products p where p.id in (?)', [[...new Set(productIds)]])).map((p) => [p.id, p]));
-  return productIds.map((id) => found.get(id)!);
+    params: [...names.params, limit, limit],
+  };
 }
 
 /** Counts delivered quantities for "featured" and "trending" (a step of the delivering transaction). */

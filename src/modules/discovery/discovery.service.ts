@@ -1,14 +1,12 @@
 /** The customer app's read side: home screen, nearby stores, search (spec §2.1, §2.5, §2.6, §4.3). */
 import { pageMeta } from '../../common/pagination';
 import { Context } from '../../context';
-import { homeProductBlocks, productsInOrder, searchProductIds } from '../catalog/product-query';
-import { activeGlobalOffers } from '../offers/offer.service';
-import { homeStoreBlocks } from '../stores/home-query';
-import { findStores, GeoPoint, loadStoresInOrder, searchStoreIds, StoreFilter } from '../stores/store-query';
+import { findStores, GeoPoint, StoreFilter } from '../stores/store-query';
 import { storeLocalTimes } from '../stores/local-time';
-import { listMainCategories, listStoreCategories } from '../stores/store.service';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
+import { readHomeScreen } from './home-screen';
+import { readSearchResults } from './search-results';
 
 export const HOME_BLOCK_SIZE = 10;
 /** Product blocks of the home screen come from this many of the most ordered-from stores. */
@@ -32,31 +30,9 @@ export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promis
   return { stores, meta: pageMeta(total, args.page, args.perPage) };
 }
 
+/** The home screen's nine blocks, read in one statement (home-screen.ts). */
 export async function homepage(ctx: Context, point?: GeoPoint): Promise<Homepage> {
-  const em = ctx.em;
-  const blocks = await homeStoreBlocks(em, point, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES);
-  const products = await homeProductBlocks(em, blocks.product_sources.map((s) => s.id), HOME_BLOCK_SIZE);
-  const storeRows = [blocks.top_rated_stores, blocks.popular_near_you, blocks.stores];
-  const productIds = [products.products, products.featured_products, products.trending_products];
-  const [topRatedStores, popularNearYou, stores] = split(await loadStoresInOrder(em, storeRows.flat()), storeRows);
-  const [newest, featured, trending] = split(await productsInOrder(em, productIds.flat()), productIds);
-  return {
-    mainCategories: await listMainCategories(ctx),
-    categories: await listStoreCategories(ctx),
-    offers: await activeGlobalOffers(ctx),
-    products: newest,
-    featuredProducts: featured,
-    trendingProducts: trending,
-    topRatedStores,
-    popularNearYou,
-    stores,
-  };
-}
-
-/** Cuts `loaded` (the blocks' rows loaded together, in order) back into the blocks. */
-function split<T>(loaded: T[], blocks: unknown[][]): T[][] {
-  let at = 0;
-  return blocks.map((block) => loaded.slice(at, (at += block.length)));
+  return readHomeScreen(ctx, point, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES);
 }
 
 /**
@@ -64,10 +40,5 @@ function split<T>(loaded: T[], blocks: unknown[][]): T[][] {
  * matches first, then by trigram word similarity. Only active stores and their visible products.
  */
 export async function search(ctx: Context, q: string): Promise<SearchResult> {
-  const storeIds = await searchStoreIds(ctx.em, q, SEARCH_LIMIT);
-  const productIds = await searchProductIds(ctx.em, q, SEARCH_LIMIT);
-  return {
-    stores: await loadStoresInOrder(ctx.em, storeIds.map((id) => ({ id, distanceM: null }))),
-    products: await productsInOrder(ctx.em, productIds),
-  };
+  return readSearchResults(ctx, q, SEARCH_LIMIT);
 }

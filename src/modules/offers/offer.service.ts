@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { forbidden, invalidField, notFound } from '../../common/errors';
 import { activeWindowSql, activeWindowWhere } from '../../common/active-window';
-import { readViews, View } from '../../common/row-views';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { readViews, View, viewObject } from '../../common/row-views';
 import { applyPatch, trimmed } from '../../common/patch';
 import { Context } from '../../context';
 import { assertOwns, ownedStoreIds, requireOwnedStore, viewerOwns } from '../stores/ownership';
@@ -11,10 +12,13 @@ import { CreateOfferInput, UpdateOfferInput } from './offer.inputs';
 import { Offer } from './offer.entity';
 
 
-/** Global offers (no store): the home screen's promotional banners (read-only views: the home screen answers them). */
-export async function activeGlobalOffers(ctx: Context): Promise<View<Offer>[]> {
-  return readViews(ctx.em, Offer, 'o', `from offers o where o.store_id is null and ${activeWindowSql('o')} order by o.id asc`);
-}
+/**
+ * Global offers (no store) that are live, by id: the home screen's promotional banners, as one
+ * JSON column of views (src/common/row-views.ts `viewObject`; null when none) that the home
+ * screen's statement reads beside its other blocks.
+ */
+export const activeGlobalOffersJson = (em: EntityManager) =>
+  `(select json_agg(${viewObject(em, Offer, 'o')} order by o.id asc) from offers o where o.store_id is null and ${activeWindowSql('o')})`;
 
 /** Offers applicable to one store: its own active offers and the global ones (read-only views: the catalog answers them). */
 export async function activeOffersForStore(ctx: Context, storeId: number): Promise<View<Offer>[]> {

@@ -31,10 +31,21 @@ function blockOrders(point: boolean): Record<StoreBlock, string> {
   };
 }
 
+/** SQL text with its parameters, in the order of its placeholders. */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+/** Rows per block: the walks' blocks are complete (exact) only when each has this many. */
+function wanted(size: number, sources: number): Record<StoreBlock, number> {
+  return { top_rated_stores: size, popular_near_you: size, stores: 2 * size, product_sources: sources };
+}
+
 /**
  * The blocks of the stores delivering to `point` (every active store without one): `size`
  * stores each, `2 * size` nearest, and the `sources` most ordered-from (whose products the
- * product blocks draw from).
+ * product blocks draw from). One statement whichever path answers (homeBlocksCtes).
  */
 export async function homeStoreBlocks(
   em: EntityManager,
@@ -43,17 +54,34 @@ export async function homeStoreBlocks(
   sources: number,
   walk = HOME_WALK,
 ): Promise<Record<StoreBlock, BlockStore[]>> {
-  return (await walkedStoreBlocks(em, point, size, sources, walk)) ?? rankedStoreBlocks(em, point, size, sources);
+  const ctes = homeBlocksCtes(point, size, sources, walk);
+  return toBlocks(await em.execute<BlockRow[]>(`with ${ctes.sql} select block, id, distance_m, ord from blocks`, ctes.params));
+}
+
+/**
+ * The common table expressions that end in `blocks(block, id, distance_m, ord)`: the home
+ * screen's store blocks, to be read in the statement that reads everything else of the screen
+ * (issue 9: a round trip costs the service more CPU than the SQL). The index walks answer when
+ * each of their blocks is full (`walk_ok`); otherwise the full ranking runs, in the same
+ * statement, behind a one-time filter that keeps it from running at all when the walks answered.
+ */
+export function homeBlocksCtes(point: GeoPoint | undefined, size: number, sources: number, walk = HOME_WALK): SqlPart {
+  const walked = walkedCtes(point, size, sources, walk);
+  const want = wanted(size, sources);
+  const ok = STORE_BLOCKS.map((b) => `count(*) filter (where block = '${b}') = ?`).join(' and ');
+  const ranked = rankedCtes(point, size, sources, 'not (select ok from walk_ok) and ');
+  return {
+    sql: `${walked.sql},
+      walk_ok as (select ${ok} as ok from walked),
+      ${ranked.sql},
+      blocks as (select * from walked where (select ok from walk_ok) union all select * from ranked)`,
+    params: [...walked.params, ...STORE_BLOCKS.map((b) => want[b]), ...ranked.params],
+  };
 }
 
 /**
  * The blocks from index walks, or null when a walk ran out (`walk` entries read per store of
- * its block) before its block was full. Each walk reads active stores in its block's leading order from an index
- * that carries position and radius (rating: `stores_rating_index`; order count:
- * `stores_popularity_index`; distance: the position index, nearest first), keeps those that
- * deliver, and stops at the block's size WITH TIES, so that re-sorting by the block's full
- * order (distance and id break ties the index cannot) gives the full ranking's block. The walk
- * itself takes its entries WITH TIES too, so no tie group is cut: a full block is exact.
+ * its block) before its block was full (walkedCtes).
  */
 export async function walkedStoreBlocks(
   em: EntityManager,
@@ -62,9 +90,24 @@ export async function walkedStoreBlocks(
   sources: number,
   walk: number,
 ): Promise<Record<StoreBlock, BlockStore[]> | null> {
+  const walked = walkedCtes(point, size, sources, walk);
+  const want = wanted(size, sources);
+  const blocks = toBlocks(await em.execute<BlockRow[]>(`with ${walked.sql} select block, id, distance_m, ord from walked`, walked.params));
+  return STORE_BLOCKS.every((b) => blocks[b].length === want[b]) ? blocks : null;
+}
+
+/**
+ * `walked(block, id, distance_m, ord)`: the blocks from index walks, complete only if each
+ * block has its count. Each walk reads active stores in its block's leading order from an index
+ * that carries position and radius (rating: `stores_rating_index`; order count:
+ * `stores_popularity_index`; distance: the position index, nearest first), keeps those that
+ * deliver, and stops at the block's size WITH TIES, so that re-sorting by the block's full
+ * order (distance and id break ties the index cannot) gives the full ranking's block. The walk
+ * itself takes its entries WITH TIES too, so no tie group is cut: a full block is exact.
+ */
+function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, walk: number): SqlPart {
   const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
   const order = blockOrders(Boolean(point));
-  const want: Record<StoreBlock, number> = { top_rated_stores: size, popular_near_you: size, stores: 2 * size, product_sources: sources };
   // The popularity walk serves popular_near_you, product_sources and (without a point) stores.
   const popular = Math.max(size, sources, point ? 0 : 2 * size);
   // With a point, the nearest walk runs first; when it comes back short, few stores deliver
@@ -89,20 +132,20 @@ export async function walkedStoreBlocks(
       sql: `nearest as materialized (
               select s.id, ${distance} as distance_m from (
                 select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
-                from stores where is_active order by knn fetch first ? rows with ties) s
+                from stores where is_active and ${withinLargestRadius('earth')} order by knn fetch first ? rows with ties) s
               where ${where} order by s.knn fetch first ? rows with ties), `,
-      params: [...distanceParams, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
+      params: [...distanceParams, point.lat, point.lng, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
     };
   }
-  const rows = await em.execute<BlockRow[]>(
-    `with ${nearest.sql}popular as materialized (${popularWalk.sql})
-     ${[
-       block('top_rated_stores', `(${ratingWalk.sql}) t`),
-       block('popular_near_you', 'popular'),
-       block('stores', point ? 'nearest' : 'popular'),
-       block('product_sources', 'popular'),
-     ].join(' union all ')}`,
-    [
+  return {
+    sql: `${nearest.sql}popular as materialized (${popularWalk.sql}),
+      walked as materialized (${[
+        block('top_rated_stores', `(${ratingWalk.sql}) t`),
+        block('popular_near_you', 'popular'),
+        block('stores', point ? 'nearest' : 'popular'),
+        block('product_sources', 'popular'),
+      ].join(' union all ')})`,
+    params: [
       ...nearest.params,
       ...popularWalk.params(popular),
       ...['top_rated_stores', ...ratingWalk.params(size), size],
@@ -110,9 +153,7 @@ export async function walkedStoreBlocks(
       ...['stores', 2 * size],
       ...['product_sources', sources],
     ],
-  );
-  const blocks = toBlocks(rows);
-  return STORE_BLOCKS.every((b) => blocks[b].length === want[b]) ? blocks : null;
+  };
 }
 
 /**
@@ -126,19 +167,23 @@ export async function rankedStoreBlocks(
   size: number,
   sources: number,
 ): Promise<Record<StoreBlock, BlockStore[]>> {
+  const ranked = rankedCtes(point, size, sources, '');
+  return toBlocks(await em.execute<BlockRow[]>(`with ${ranked.sql} select block, id, distance_m, ord from ranked`, ranked.params));
+}
+
+/** `ranked(block, id, distance_m, ord)`, the full ranking; `gate` (SQL, no parameters) can keep it from reading anything. */
+function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, gate: string): SqlPart {
   const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
-  const box = point
-    ? 'earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> s.earth and '
-    : '';
+  const box = point ? `${withinLargestRadius('s.earth')} and ` : '';
   const boxParams = point ? [point.lat, point.lng] : [];
   const order = blockOrders(Boolean(point));
   const block = (name: StoreBlock) =>
-    `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from d order by ${order[name]} limit ?)`;
-  const rows = await em.execute<BlockRow[]>(
-    `with d as materialized (
-       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${box}${where})
-     ${STORE_BLOCKS.map(block).join(' union all ')}`,
-    [
+    `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from ranked_d order by ${order[name]} limit ?)`;
+  return {
+    sql: `ranked_d as materialized (
+       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${gate}${box}${where}),
+     ranked as (${STORE_BLOCKS.map(block).join(' union all ')})`,
+    params: [
       ...distanceParams,
       ...boxParams,
       ...params,
@@ -147,8 +192,16 @@ export async function rankedStoreBlocks(
       ...['stores', 2 * size],
       ...['product_sources', sources],
     ],
-  );
-  return toBlocks(rows);
+  };
+}
+
+/**
+ * `earth` is in the box of the largest delivery radius of any active store around the point
+ * (its two parameters: the point): no store outside can deliver there. The nearest walk stops
+ * at its edge, so where few stores deliver it reads the box's few entries, not its whole allowance.
+ */
+function withinLargestRadius(earth: string): string {
+  return `earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> ${earth}`;
 }
 
 function toBlocks(rows: BlockRow[]): Record<StoreBlock, BlockStore[]> {

@@ -77,3 +77,20 @@ const localTimesNow = batchLoader<'now', string, Context>(async (em, keys, ctx) 
 
 /** The request's `local_times` for every zone in use (JSON text), computed once per request at the service's clock. */
 export const storeLocalTimes = (ctx: Context): Promise<string> => localTimesNow(ctx).load('now');
+
+/**
+ * The zones of the stores this process has met, so a statement that reads a store can decide
+ * "open now" in the same round trip (store.loaders.ts `openNowSql`): its zone is not known
+ * before the row is read, so the statement gets the wall-clock times of these zones, and a
+ * store of a zone not among them yet is decided by the storeIsOpen loader (one statement
+ * more, once per zone and process). Only zone names: it can make a read cost more, never an
+ * answer differ. At most the zones ICU knows (writes refuse the others).
+ */
+const zonesMet = new Set<string>();
+
+export function meetZone(zone: string): void {
+  zonesMet.add(zone);
+}
+
+/** The request's `local_times` for the zones met so far (JSON text). */
+export const metZonesLocalTimes = async (ctx: Context): Promise<string> => localTimesOf(zonesMet, await requestInstant(ctx));

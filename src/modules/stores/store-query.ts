@@ -229,25 +229,29 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
   });
 }
 
-/** Loads stores keeping the given order, each with its distance (rounded to 10 m, in km). */
-export async function loadStoresInOrder(em: EntityManager, rows: { id: number; distanceM: number | null }[]): Promise<View<Store>[]> {
-  return loadInOrder(em, rows.map((r) => ({ id: r.id, distance_m: r.distanceM })));
+/**
+ * Ids of active stores whose names match, best first (name rank, then rating, then id):
+ * storeHitsSql alone.
+ */
+export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+  const hits = storeHitsSql(q, limit);
+  return (await em.execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
 }
 
 /**
- * Ids of active stores whose names match, best first (name rank, then rating, then id). Names
- * are ranked once each (store_search_names) and each matching name gives its best stores from
+ * The search's stores `(id, prefix, similarity, rating)`, best first: (prefix desc,
+ * similarity desc, rating desc, id) is their order. Names are ranked once each
+ * (store_search_names) and each matching name gives its best stores from
  * `stores_search_name_index` (index only); stores of worse-ranked names are read only while
  * the page is short.
  */
-export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
+export function storeHitsSql(q: string, limit: number): { sql: string; params: unknown[] } {
   const names = matchingNames('store_search_names', q);
-  const rows = await em.execute<{ id: number }[]>(
-    `select s.id from ${names.sql} n cross join lateral (
+  return {
+    sql: `select s.id, n.prefix, n.similarity, s.rating from ${names.sql} n cross join lateral (
        select s.id, s.rating from stores s where search_text(s.name) = n.search_name and s.is_active
        order by s.rating desc, s.id limit ?) s
      order by n.prefix desc, n.similarity desc, s.rating desc, s.id limit ?`,
-    [...names.params, limit, limit],
-  );
-  return rows.map((r) => r.id);
+    params: [...names.params, limit, limit],
+  };
 }

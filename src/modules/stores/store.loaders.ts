@@ -3,9 +3,10 @@
  * "top 10 per category" and "is open" are rules of this module.
  */
 import { batchLoader, byId, groupBy } from '../../common/batch-loader';
-import { readViews, View } from '../../common/row-views';
+import { readViews, View, viewObject } from '../../common/row-views';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { localTimesOf, requestInstant } from './local-time';
+import { localTimesOf, meetZone, metZonesLocalTimes, requestInstant } from './local-time';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
@@ -21,6 +22,10 @@ export const storeCategoryById = batchLoader<number, View<StoreCategory> | null>
   byId(keys, await readViews(em, StoreCategory, 'c', 'from store_categories c where c.id in (?)', [[...keys]])),
 );
 
+/** storeCategoryById's row of the store aliased `store`, as a JSON column (src/common/row-views.ts `viewObject`). */
+export const storeCategoryJson = (em: EntityManager, store: string) =>
+  `(select ${viewObject(em, StoreCategory, 'c')} from store_categories c where c.id = ${store}.category_id)`;
+
 /**
  * Open at the request's clock, in each store's zone (src/modules/stores/local-time.ts). The
  * stores in hand name their zones, so only those are turned into wall-clock times: no walk of
@@ -35,6 +40,24 @@ export const storeIsOpen = batchLoader<Pick<Store, 'id' | 'timezone'>, boolean, 
   const open = new Map(rows.map((r) => [r.id, r.open]));
   return keys.map((k) => open.get(k.id) ?? false);
 });
+
+/**
+ * A store read by a statement that reads more than the store (details, catalog) decides "open
+ * now" in that statement: `openNowSql` is its column (null when the store's zone is not among
+ * the zones met, its two parameters from `openNowParams`), and `primeIsOpen` hands its value to
+ * storeIsOpen, so the `isOpen` field reads no more. The rule stays store_is_open's.
+ */
+export const openNowSql = (alias: string) => `case when jsonb_exists(?::jsonb, ${alias}.timezone) then store_is_open(${alias}.id, ?::jsonb) end`;
+
+export async function openNowParams(ctx: Context): Promise<[string, string]> {
+  const localTimes = await metZonesLocalTimes(ctx);
+  return [localTimes, localTimes];
+}
+
+export function primeIsOpen(ctx: Context, store: View<Store>, open: boolean | null): void {
+  if (open === null) meetZone(store.timezone); // storeIsOpen decides this time
+  else storeIsOpen(ctx).prime(store, open);
+}
 
 /** The best rated active stores of each category (a lateral join: one statement). */
 export const topStoresByCategory = batchLoader<number, View<Store>[]>(async (em, keys) => {
@@ -67,3 +90,7 @@ export const openingHoursOfStore = batchLoader<number, View<OpeningHours>[]>(asy
     (h) => h.store.id,
   ),
 );
+
+/** openingHoursOfStore's rows of the store aliased `store`, in its order, as a JSON array (null: none). */
+export const openingHoursJson = (em: EntityManager, store: string) =>
+  `(select json_agg(${viewObject(em, OpeningHours, 'h')} order by h.day_of_week asc, h.opens_at asc) from store_opening_hours h where h.store_id = ${store}.id)`;

@@ -1,7 +1,7 @@
 import { notFound } from '../../common/errors';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { readViews, View } from '../../common/row-views';
+import { readViews, View, viewObject } from '../../common/row-views';
 import { viewerOwns } from './ownership';
 import { MainCategory } from './main-category.entity';
 import { StoreCategory } from './store-category.entity';
@@ -20,15 +20,24 @@ export async function getActiveStore(ctx: Context, idOrSlug: string | number): P
   return store;
 }
 
-/** Every main category in display order (read-only views: the home screen and the list answer them). */
+/** Every main category in display order (read-only views: the list answers them). */
 export async function listMainCategories(ctx: Context): Promise<View<MainCategory>[]> {
   return readViews(ctx.em, MainCategory, 'c', 'from main_categories c order by c.sort_order asc, c.id asc');
 }
 
-/** Every store category in display order (read-only views: the home screen and the list answer them). */
+/** Every store category in display order (read-only views: the list answers them). */
 export async function listStoreCategories(ctx: Context): Promise<View<StoreCategory>[]> {
   return readViews(ctx.em, StoreCategory, 'c', 'from store_categories c order by c.sort_order asc, c.id asc');
 }
+
+/**
+ * listMainCategories and listStoreCategories as JSON columns of views (src/common/row-views.ts
+ * `viewObject`; null when none), for a statement that reads them beside other rows (the home screen).
+ */
+export const mainCategoriesJson = (em: EntityManager) =>
+  `(select json_agg(${viewObject(em, MainCategory, 'c')} order by c.sort_order asc, c.id asc) from main_categories c)`;
+export const storeCategoriesJson = (em: EntityManager) =>
+  `(select json_agg(${viewObject(em, StoreCategory, 'c')} order by c.sort_order asc, c.id asc) from store_categories c)`;
 
 /** A store a caller may read from: active, or their own. */
 export async function visibleStore(ctx: Context, storeId: number): Promise<Store> {
