@@ -13,6 +13,8 @@ import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { localTimesAt } from '../src/modules/stores/local-time';
+import { readViews } from '../src/common/row-views';
+import { StoreCategory } from '../src/modules/stores/store-category.entity';
 import { findStores, findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
 import { reachIndex } from '../src/modules/stores/reach-index.loader';
 import { activeWindowSql } from '../src/common/active-window';
@@ -65,7 +67,7 @@ async function reference(filter: StoreFilter, sort: StoreSort, limit: number, of
   if (filter.freeDelivery) conditions.push('s.free_delivery');
   if (filter.openAt !== undefined) {
     conditions.push('store_is_open(s.id, ?::jsonb)');
-    params.push(filter.openAt);
+    params.push(await localTimesAt(em(), filter.openAt));
   }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
   const order: Record<StoreSort, string> = {
@@ -88,8 +90,8 @@ async function filters(): Promise<[string, Omit<StoreFilter, 'point'>][]> {
   const [{ id: categoryId }] = await em().execute<{ id: number }[]>(
     `select category_id as id from stores where category_id is not null group by 1 order by count(*) desc limit 1 offset 2`,
   );
-  const openAt = await localTimesAt(em(), NOW);
-  const night = await localTimesAt(em(), new Date('2026-03-04T03:30:00Z'));
+  const openAt = NOW;
+  const night = new Date('2026-03-04T03:30:00Z');
   return [
     ['no filter', {}],
     ['radius 2', { radiusKm: 2 }],
@@ -189,12 +191,84 @@ describe('nearby at city scale answers like the full sort', () => {
       const point = { lat: CASABLANCA.lat + (rnd.next() - 0.5) * 0.5, lng: CASABLANCA.lng + (rnd.next() - 0.5) * 0.5 };
       const [name, rest] = list[k % list.length];
       const filter: StoreFilter = { point, ...rest, radiusKm: k % 3 === 0 ? 1 + (k % 50) : rest.radiusKm };
-      const { where, params } = storeConditions(filter);
+      const localTimes = filter.openAt && (await localTimesAt(em(), filter.openAt));
+      const { where, params } = storeConditions(filter, { localTimes });
       const [{ n }] = await em().execute<{ n: string }[]>(`select count(*) as n from stores s where ${where}`, params);
       const got = await findStores(em(), filter, 'rating', { limit: 1, offset: 0 });
       expect({ k, name, total: got.total }).toEqual({ k, name, total: Number(n) });
     }
     expect(await reachIndex(em())).toBe(index);
+  }, 120_000);
+
+  it('answers from the copy in hand in one statement, with each store\'s category and open now', async () => {
+    await reachIndex(em(), { wait: true });
+    const categories = new Map(
+      (await readViews(em(), StoreCategory, 'c', 'from store_categories c')).map((c) => [c.id, c] as const),
+    );
+    let cards = 0;
+    for (const at of [NOW, new Date('2026-03-04T22:30:00Z')]) {
+      const localTimes = await localTimesAt(em(), at);
+      for (const [name, rest] of await filters()) {
+        for (const sort of [...STORE_SORTS]) {
+          for (const offset of [0, 15]) {
+            const counted = em();
+            const execute = jest.spyOn(counted, 'execute');
+            const got = await findStores(counted, { point: CASABLANCA, ...rest }, sort, { limit: 15, offset }, { cardsAt: at });
+            const label = `${name} / ${sort} / ${offset}`;
+            const expected = await reference({ point: CASABLANCA, ...rest }, sort, 15, offset);
+            expect({ label, ids: got.stores.map((s) => s.id), km: got.stores.map((s) => s.distanceKm), total: got.total }).toEqual({
+              label,
+              ...expected,
+            });
+            expect({ label, statements: execute.mock.calls.length }).toEqual({ label, statements: 1 });
+            const ids = got.stores.map((s) => s.id);
+            const open = ids.length
+              ? await em().execute<{ id: number; open: boolean }[]>('select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)', [localTimes, ids])
+              : [];
+            const openOf = new Map(open.map((r) => [r.id, r.open]));
+            for (const store of got.stores) {
+              const card = got.cards!.get(store)!;
+              expect({ label, id: store.id, open: card.open, category: card.category }).toEqual({
+                label,
+                id: store.id,
+                open: openOf.get(store.id),
+                category: store.category ? categories.get(store.category.id) : null,
+              });
+              cards++;
+            }
+          }
+        }
+      }
+    }
+    expect(cards).toBeGreaterThan(500);
+  }, 120_000);
+
+  it('throws the page away when a write commits between the copy\'s answer and the page\'s statement', async () => {
+    const [{ id: other }] = await em().execute<{ id: number }[]>('select id from stores where is_active order by id desc limit 1');
+    for (const [name, write] of [
+      ['a store rated best', (ids: number[]) => `update stores set rating = 5, rating_count = 1000000 where id = ${ids[40]}`],
+      ['the first store closed down', (ids: number[]) => `update stores set is_active = false where id = ${ids[0]}`],
+      ['an offer added', (ids: number[]) => `insert into offers (store_id, title, discount, token, starts_at) values (${ids[3]}, 'race', 10, 'race-${ids[3]}', now() - interval '1 hour')`],
+      ['a store elsewhere', () => `update stores set delivery_time = delivery_time + 1 where id = ${other}`],
+    ] as const) {
+      const index = await reachIndex(em(), { wait: true });
+      const filter: StoreFilter = { point: CASABLANCA, ...(name === 'an offer added' ? { hasOffer: true } : {}) };
+      const before = await reference({ point: CASABLANCA }, 'rating', 50, 0);
+      const racing = em();
+      const execute = racing.execute.bind(racing);
+      let written = false;
+      jest.spyOn(racing, 'execute').mockImplementation((async (...args: Parameters<typeof execute>) => {
+        // The copy has answered; the write commits before the page's statement starts.
+        if (!written) await em().execute(write(before.ids));
+        written = true;
+        return execute(...args);
+      }) as typeof execute);
+      const got = await findStores(racing, filter, 'rating', { limit: 15, offset: 0 });
+      expect(written).toBe(true);
+      const expected = await reference(filter, 'rating', 15, 0);
+      expect({ name, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({ name, ids: expected.ids, total: expected.total });
+      expect(await reachIndex(em())).not.toBe(index);
+    }
   }, 120_000);
 
   it('sees every kind of write on the next request', async () => {

@@ -61,6 +61,23 @@ describe('reach index', () => {
     expect(index.page(q, 'delivery_fee', 5, 10)).toEqual({ total: 3, candidates: [], skip: 0 });
   });
 
+  it('tells which stores it holds are open at a clock map, by id', () => {
+    const hours = openPeriods([{ day: 3, opens: 9 * 3600, closes: 17 * 3600, pastMidnight: false }]);
+    const index = new ReachIndex(
+      [
+        store(7, 33.5, -7.5, 3000, { open: hours }),
+        store(3, 33.51, -7.5, 3000, { open: hours, timezone: 'Asia/Tokyo' }),
+        store(5, 33.6, -7.5, 3000),
+      ],
+      '1',
+    );
+    expect(index.zones).toEqual(expect.arrayContaining(['UTC', 'Asia/Tokyo']));
+    const noon = 3 * DAY + 12 * 3600;
+    expect(index.openNow([7, 3, 5, 4], new Map([['UTC', noon], ['Asia/Tokyo', noon + 9 * 3600]]))).toEqual([true, false, false, null]);
+    // A zone missing from the map reads as closed, like store_is_open.
+    expect(index.openNow([3, 7], new Map([['UTC', noon]]))).toEqual([false, true]);
+  });
+
   it('leaves a store at its very boundary to PostgreSQL', () => {
     const [px, py, pz] = earthPoint(33.5, -7.5);
     const s = store(1, 33.52, -7.5, 0);

@@ -2,7 +2,8 @@
 import { pageMeta } from '../../common/pagination';
 import { Context } from '../../context';
 import { findStores, GeoPoint, StoreFilter } from '../stores/store-query';
-import { storeLocalTimes } from '../stores/local-time';
+import { requestInstant } from '../stores/local-time';
+import { primeStoreCards } from '../stores/store.loaders';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
 import { readHomeScreen } from './home-screen';
@@ -14,19 +15,25 @@ export const HOME_PRODUCT_STORES = 50;
 export const SEARCH_LIMIT = 20;
 
 export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promise<StorePage> {
+  const now = await requestInstant(ctx);
   const filter: StoreFilter = {
     point: { lat: args.lat, lng: args.lng },
     radiusKm: args.radius,
     minRating: args.minRating,
     freeDelivery: args.freeDelivery,
-    openAt: args.isOpen ? await storeLocalTimes(ctx) : undefined,
+    openAt: args.isOpen ? now : undefined,
     hasOffer: args.hasOffer,
     categoryId: args.categoryId,
   };
-  const { stores, total } = await findStores(ctx.em, filter, args.sort ?? 'distance', {
-    limit: args.perPage,
-    offset: (args.page - 1) * args.perPage,
-  });
+  const { stores, total, cards } = await findStores(
+    ctx.em,
+    filter,
+    args.sort ?? 'distance',
+    { limit: args.perPage, offset: (args.page - 1) * args.perPage },
+    { cardsAt: now },
+  );
+  // The page's statement read the cards (category, open now): their fields send none.
+  if (cards) primeStoreCards(ctx, cards);
   return { stores, meta: pageMeta(total, args.page, args.perPage) };
 }
 

@@ -28,12 +28,26 @@ function formatterOf(zone: string): Intl.DateTimeFormat | null {
   return formatters.get(zone)!;
 }
 
-/** The wall-clock time in `zone` at `at`, as `YYYY-MM-DDTHH:MM:SS`; null for an unknown zone. */
+/** Each zone's last answer: the second it was for and the text (requests of one second reuse it). */
+const lastClock = new Map<string, { second: number; local: string | null }>();
+
+/**
+ * The wall-clock time in `zone` at `at`, as `YYYY-MM-DDTHH:MM:SS`; null for an unknown zone.
+ * It depends only on the whole second (the format has no fraction), so the last answer per
+ * zone is kept: ICU's formatToParts showed in the profiles of every request that tells "open now".
+ */
 export function wallClock(zone: string, at: Date): string | null {
+  const second = Math.floor(at.getTime() / 1000);
+  const last = lastClock.get(zone);
+  if (last?.second === second) return last.local;
   const formatter = formatterOf(zone);
-  if (!formatter) return null;
-  const part = Object.fromEntries(formatter.formatToParts(at).map((p) => [p.type, p.value]));
-  return `${part.year}-${part.month}-${part.day}T${part.hour}:${part.minute}:${part.second}`;
+  let local: string | null = null;
+  if (formatter) {
+    const part = Object.fromEntries(formatter.formatToParts(at).map((p) => [p.type, p.value]));
+    local = `${part.year}-${part.month}-${part.day}T${part.hour}:${part.minute}:${part.second}`;
+  }
+  lastClock.set(zone, { second, local });
+  return local;
 }
 
 /** Every distinct zone of the stores, walking the timezone index (a few probes, not a scan). */

@@ -2,7 +2,8 @@
  * Keeps one ReachIndex per database connection pool, in step with the database: every use
  * reads `store_reach_version` (one primary-key row that triggers set, in the writing
  * transaction, on every change of stores' reach data, opening hours or offers; see its
- * entity), and a copy read at another version is never used. A stale copy is rebuilt in the
+ * entity) — here (reachIndex), or in the statement that reads what the copy answered
+ * (lastReachIndex) — and what a copy read at another version answered is never used. A stale copy is rebuilt in the
  * background while requests take the SQL path (small cities wait for it: it costs less than
  * the queries it saves). docs/decisions.md "City scale: an exact total from an in-process reach index".
  */
@@ -20,10 +21,27 @@ interface Holder {
 
 const holders = new WeakMap<object, Holder>();
 
-/** The database's current version of the reach data ('0' before any change was recorded). */
+/**
+ * The database's current version of the reach data ('0' before any change was recorded), as
+ * an SQL expression: a statement that reads a page can return it too, so the page and the
+ * version come from one snapshot (lastReachIndex).
+ */
+export const REACH_VERSION_SQL = `coalesce((select version::text from store_reach_version where id = 1), '0')`;
+
 async function currentVersion(em: EntityManager): Promise<string> {
-  const [row] = await em.execute<{ version: string }[]>('select version::text as version from store_reach_version where id = 1');
-  return row?.version ?? '0';
+  const [row] = await em.execute<{ version: string }[]>(`select ${REACH_VERSION_SQL} as version`);
+  return row.version;
+}
+
+/**
+ * The copy built last, not checked against the database (no statement): the caller must
+ * select REACH_VERSION_SQL in the statement that reads what it derived from the copy, and
+ * throw that answer away unless it equals the copy's version (then call reachIndex, which
+ * starts the rebuild). Null while none exists or a rebuild is under way (reachIndex decides then).
+ */
+export function lastReachIndex(em: EntityManager): ReachIndex | null {
+  const holder = holders.get(em.getConnection());
+  return holder?.index && !holder.building ? holder.index : null;
 }
 
 /**

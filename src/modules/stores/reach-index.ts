@@ -138,7 +138,11 @@ export class ReachIndex {
   private readonly category: Int32Array;
   private readonly free: Uint8Array;
   private readonly zone: Uint16Array;
-  private readonly zones: string[];
+  /** Every time zone of the stores held (an open-filter map needs no other: openAt). */
+  readonly zones: readonly string[];
+  /** Positions by store id: `byId` holds the positions in the order of `sortedIds`. */
+  private readonly sortedIds: Int32Array;
+  private readonly byId: Int32Array;
   private readonly openAt: Int32Array;
   private readonly open: Int32Array;
   private readonly offerAt: Int32Array;
@@ -202,11 +206,13 @@ export class ReachIndex {
     this.time = column(Int32Array, (s) => s.deliveryTime);
     this.category = column(Int32Array, (s) => s.categoryId ?? -1);
     this.free = column(Uint8Array, (s) => (s.freeDelivery ? 1 : 0));
-    this.zones = [...new Set(order.map((s) => s.timezone))];
-    const zoneOf = new Map(this.zones.map((z, i) => [z, i]));
+    const zones = (this.zones = [...new Set(order.map((s) => s.timezone))]);
+    const zoneOf = new Map(zones.map((z, i) => [z, i]));
     this.zone = column(Uint16Array, (s) => zoneOf.get(s.timezone)!);
     [this.openAt, this.open] = ragged(order, (s) => s.open, Int32Array);
     [this.offerAt, this.offers] = ragged(order, (s) => s.offers, Float64Array);
+    this.byId = Int32Array.from(order.keys()).sort((a, b) => this.id[a] - this.id[b]);
+    this.sortedIds = Int32Array.from(this.byId, (i) => this.id[i]);
     this.hit = new Int32Array(n);
     this.chord = new Float64Array(n);
     this.openState = new Uint8Array(n);
@@ -239,6 +245,8 @@ export class ReachIndex {
       this.offers,
       this.cellAt,
       this.box,
+      this.sortedIds,
+      this.byId,
       this.hit,
       this.chord,
       this.openState,
@@ -438,6 +446,31 @@ export class ReachIndex {
     this.openKey = key;
     this.zoneTime = Int32Array.from(this.zones, (z) => openAt.get(z) ?? -1);
     this.openState.fill(0);
+  }
+
+  /**
+   * Whether each store is open at the clock map `openAt` (store_is_open's rule on the hours
+   * this copy holds); null for a store it does not hold. Only as current as the copy: the
+   * caller checks the copy's version in the statement that read `ids`.
+   */
+  openNow(ids: readonly number[], openAt: Map<string, number>): (boolean | null)[] {
+    this.openAtTimes(openAt);
+    return ids.map((id) => {
+      const i = this.position(id);
+      return i < 0 ? null : this.isOpen(i);
+    });
+  }
+
+  /** Store `id`'s position, or -1 (a binary search of the ids). */
+  private position(id: number): number {
+    let lo = 0;
+    let hi = this.sortedIds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.sortedIds[mid] < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.sortedIds.length && this.sortedIds[lo] === id ? this.byId[lo] : -1;
   }
 
   private isOpen(i: number): boolean {

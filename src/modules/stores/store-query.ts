@@ -7,10 +7,13 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames } from '../../common/name-search';
-import { readViews, View } from '../../common/row-views';
+import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
+import { localTimesAt, localTimesOf } from './local-time';
+import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
-import { filtersStores, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
-import { reachIndex } from './reach-index.loader';
+import { storeCategoryJson } from './store.loaders';
+import { filtersStores, ReachIndex, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
+import { lastReachIndex, REACH_VERSION_SQL, reachIndex } from './reach-index.loader';
 
 export interface GeoPoint {
   lat: number;
@@ -23,8 +26,8 @@ export interface StoreFilter {
   radiusKm?: number;
   minRating?: number;
   freeDelivery?: boolean;
-  /** Only stores open at these wall-clock times (`storeLocalTimes`, JSON zone -> local time). */
-  openAt?: string;
+  /** Only stores open at this instant, each by its own zone's wall clock (local-time.ts). */
+  openAt?: Date;
   hasOffer?: boolean;
   categoryId?: number;
 }
@@ -46,10 +49,12 @@ const ORDER_BY: Record<StoreSort, string> = {
  * point, the stores in the earth_box of the largest radius come from the position index
  * (covering: counts and rankings never read the wide store rows); the exact distance checks
  * follow. `box: false` leaves the box out: a nearest-first walk of that index needs none.
+ * `localTimes`: with the open filter, the wall clocks of its instant (localTimesAt, or a
+ * reach index copy's zones when only its stores can match: zoneClocks).
  */
 export function storeConditions(
   filter: StoreFilter,
-  { box = true }: { box?: boolean } = {},
+  { box = true, localTimes }: { box?: boolean; localTimes?: string } = {},
 ): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
   const conditions = ['s.is_active'];
   const params: unknown[] = [];
@@ -86,26 +91,61 @@ export function storeConditions(
   }
   if (filter.freeDelivery) conditions.push('s.free_delivery');
   if (filter.openAt !== undefined) {
+    if (localTimes === undefined) throw new Error('storeConditions: the open filter needs the wall clocks of its instant (localTimesAt)');
     conditions.push('store_is_open(s.id, ?::jsonb)');
-    params.push(filter.openAt);
+    params.push(localTimes);
   }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
   return { where: conditions.join(' and '), params, distance, distanceParams };
 }
 
+/** What a store's card shows beyond its row (REST's store summary): its category, open now. */
+export interface StoreCard {
+  category: View<StoreCategory> | null;
+  open: boolean;
+}
+
+export interface FoundStores {
+  stores: View<Store>[];
+  total: number;
+  /** Each store's card, read with the page when asked (`cardsAt`) and the reach index answered; otherwise the field resolvers' loaders read them. */
+  cards?: Map<View<Store>, StoreCard>;
+}
+
+type Page = { limit: number; offset: number };
+
+/** The answer of a statement that returned another reach version than the copy's: thrown away. */
+const STALE = Symbol('stale');
+
 /**
  * A page of the stores matching the filter, in the sort's order (ties: nearer, then lower id),
  * and how many match (exact). With a point, the in-process reach index counts and picks the
  * page's candidates and PostgreSQL orders those (fromReachIndex); while the index is being
- * rebuilt, SQL alone (findStoresBySql). docs/decisions.md "City scale".
+ * rebuilt, SQL alone (findStoresBySql). `cardsAt`: the request's instant, to read each
+ * store's card (category, open then) in the same statement. docs/decisions.md "City scale".
+ *
+ * One statement when nothing was written since the copy in hand was built: the copy answers
+ * and its version is checked by the page's own statement (the snapshot the page is read
+ * at). Another version there, and the answer is thrown away: reachIndex checks the version
+ * (and starts the rebuild), then the current copy or SQL answers, as strictly as before.
  */
 export async function findStores(
   em: EntityManager,
   filter: StoreFilter,
   sort: StoreSort,
-  page: { limit: number; offset: number },
-): Promise<{ stores: Store[]; total: number }> {
-  return (await fromReachIndex(em, filter, sort, page)) ?? findStoresBySql(em, filter, sort, page);
+  page: Page,
+  { cardsAt }: { cardsAt?: Date } = {},
+): Promise<FoundStores> {
+  if (filter.point && (REACH_SORTS as readonly string[]).includes(sort)) {
+    const inHand = lastReachIndex(em);
+    let found = inHand && (await fromReachIndex(em, inHand, filter, sort as ReachSort, page, cardsAt));
+    if (!inHand || found === STALE) {
+      const current = await reachIndex(em);
+      found = current && (await fromReachIndex(em, current, filter, sort as ReachSort, page, cardsAt));
+    }
+    if (found && found !== STALE) return found;
+  }
+  return findStoresBySql(em, filter, sort, page);
 }
 
 /**
@@ -116,18 +156,14 @@ export async function findStores(
  * city). Otherwise, and for the other sorts, one index-only scan ranks the matching stores
  * and counts them.
  */
-export async function findStoresBySql(
-  em: EntityManager,
-  filter: StoreFilter,
-  sort: StoreSort,
-  page: { limit: number; offset: number },
-): Promise<{ stores: Store[]; total: number }> {
+export async function findStoresBySql(em: EntityManager, filter: StoreFilter, sort: StoreSort, page: Page): Promise<FoundStores> {
+  const localTimes = filter.openAt && (await localTimesAt(em, filter.openAt));
   if (filter.point && sort === 'distance') {
-    const total = await countStores(em, filter);
+    const total = await countStores(em, filter, localTimes);
     if (total <= page.offset) return { stores: [], total };
-    if (total >= page.offset + page.limit) return { stores: await loadInOrder(em, await nearestFirst(em, filter, page)), total };
+    if (total >= page.offset + page.limit) return { stores: pageViews(em, await nearestFirst(em, filter, localTimes, page, false)).stores, total };
   }
-  const { where, params, distance, distanceParams } = storeConditions(filter);
+  const { where, params, distance, distanceParams } = storeConditions(filter, { localTimes });
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
   // One scan answers the page and the total (a second scan would cost as much again).
   const rows = await em.execute<{ id: number; distance_m: number | null; total: string }[]>(
@@ -138,78 +174,152 @@ export async function findStoresBySql(
      limit ? offset ?`,
     [...distanceParams, ...params, page.limit, page.offset],
   );
-  const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter) : 0;
+  const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter, localTimes) : 0;
   return { stores: await loadInOrder(em, rows), total };
 }
 
 /**
- * The page and exact total from the in-process reach index (reach-index.ts): the index counts
+ * The page and exact total from a copy of the reach index (reach-index.ts): the copy counts
  * the matching stores and names the few that can be on the page; PostgreSQL sorts those by
- * the sort's exact order (its own distances) and checks them against the filter once more.
- * Null when the index cannot answer (being rebuilt, a store at its boundary, an unusual clock
- * map): the SQL below answers then.
+ * the sort's exact order (its own distances), checks them against the filter once more and
+ * returns their rows, their categories with `cardsAt`, and the reach version, in one
+ * statement. STALE when that version is not the copy's; null when the copy cannot answer (a
+ * store at its boundary): SQL answers then.
  */
-async function fromReachIndex(em: EntityManager, filter: StoreFilter, sort: StoreSort, page: { limit: number; offset: number }) {
-  if (!filter.point || !(REACH_SORTS as readonly string[]).includes(sort)) return null;
-  const query = reachQuery(filter);
-  const index = query && (await reachIndex(em));
-  if (!query || !index) return null;
-  if (sort === 'distance' && !filtersStores(query)) {
-    // Nearest first with no filter but the radius: the KNN walk of the position index meets a match at every step.
-    const total = index.count(query);
-    if (total !== null && total >= page.offset + page.limit) return { stores: await loadInOrder(em, await nearestFirst(em, filter, page)), total };
-  }
-  const found = index.page(query, sort as ReachSort, page.offset, page.limit);
-  if (!found) return null;
-  if (found.candidates.length === 0) return { stores: [], total: found.total };
-  const { where, params, distance, distanceParams } = storeConditions(filter, { box: false });
-  const rows = await em.execute<{ id: number; distance_m: number }[]>(
-    `select s.id, ${distance} as distance_m from stores s where s.id in (?) and ${where}
-     order by ${ORDER_BY[sort]}, distance_m asc, s.id asc limit ? offset ?`,
-    [...distanceParams, found.candidates, ...params, page.limit, found.skip],
-  );
-  return { stores: await loadInOrder(em, rows), total: found.total };
-}
-
-/** The filter in the index's terms; null if the clock map is not storeLocalTimes' whole seconds. */
-function reachQuery(filter: StoreFilter): ReachQuery | null {
-  const { point, radiusKm, minRating, freeDelivery, categoryId, hasOffer, openAt } = filter;
-  const query: ReachQuery = { lat: point!.lat, lng: point!.lng, radiusKm, minRating, freeDelivery, categoryId };
+async function fromReachIndex(
+  em: EntityManager,
+  index: ReachIndex,
+  filter: StoreFilter,
+  sort: ReachSort,
+  page: Page,
+  cardsAt: Date | undefined,
+): Promise<FoundStores | typeof STALE | null> {
+  const openAt = filter.openAt && zoneClocks(index, filter.openAt);
+  const cardClock = cardsAt && zoneClocks(index, cardsAt);
+  if (openAt === null || cardClock === null) return null;
+  const { point, radiusKm, minRating, freeDelivery, categoryId, hasOffer } = filter;
+  const query: ReachQuery = { lat: point!.lat, lng: point!.lng, radiusKm, minRating, freeDelivery, categoryId, openAt: openAt?.weeks };
   // Offers are live by the database's now() in SQL and by this clock here: the same instant but for the gap between two statements.
   if (hasOffer) query.offerAt = Date.now();
-  if (openAt !== undefined) {
-    query.openAt = new Map();
-    for (const [zone, local] of Object.entries(JSON.parse(openAt) as Record<string, string>)) {
-      const t = weekSeconds(local);
-      if (t === null) return null;
-      query.openAt.set(zone, t);
+  const cards = cardClock !== undefined;
+  let total: number | null;
+  let rows: PageRow[];
+  if (sort === 'distance' && !filtersStores(query) && (total = index.count(query)) !== null && total >= page.offset + page.limit) {
+    // Nearest first with no filter but the radius: the KNN walk of the position index meets a match at every step.
+    rows = await nearestFirst(em, filter, openAt?.json, page, cards);
+  } else {
+    const found = index.page(query, sort, page.offset, page.limit);
+    if (!found) return null;
+    total = found.total;
+    if (found.candidates.length === 0) {
+      const [{ version }] = await em.execute<{ version: string }[]>(`select ${REACH_VERSION_SQL} as version`);
+      return version === index.version ? { stores: [], total, cards: cards ? new Map() : undefined } : STALE;
     }
+    const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes: openAt?.json });
+    rows = await em.execute<PageRow[]>(
+      `select ${pageColumns(em, distance, cards)} from stores s where s.id in (?) and ${where}
+       order by ${ORDER_BY[sort]}, distance_m asc, s.id asc limit ? offset ?`,
+      [...distanceParams, found.candidates, ...params, page.limit, found.skip],
+    );
   }
-  return query;
+  // No row, no version: a write may have taken every candidate away; the current copy or SQL decides.
+  if (rows.length === 0 || rows[0].reachVersion !== index.version) return STALE;
+  const { stores, categories } = pageViews(em, rows);
+  if (!cardClock) return { stores, total };
+  const open = index.openNow(stores.map((s) => s.id), cardClock.weeks);
+  const cardOf = new Map<View<Store>, StoreCard>();
+  stores.forEach((store, k) => {
+    const isOpen = open[k];
+    if (isOpen !== null) cardOf.set(store, { category: categories[k], open: isOpen });
+  });
+  return { stores, total, cards: cardOf };
 }
 
 /**
- * The page of the nearest matching stores, walking the position index nearest first and
- * stopping after offset + limit matches; only called when that many exist. `<->` orders by
- * chord length, which earth_distance grows with; WITH TIES keeps every store as near as the
- * last one, so re-sorting by (distance, id) gives the full sort's page (PostgreSQL cannot add
- * the id tie-break to an index's KNN order).
+ * Each zone of the copy's stores at `at`: the clock map store_is_open takes (JSON) and the
+ * index's (seconds from Sunday), the same instant; null if a wall clock is not in
+ * storeLocalTimes' format. A copy's map covers every store it holds, and its pages only
+ * hold those (the version check makes sure), so no walk of the zones in use is needed.
  */
-async function nearestFirst(em: EntityManager, filter: StoreFilter, page: { limit: number; offset: number }) {
-  const { where, params, distance, distanceParams } = storeConditions(filter, { box: false });
+function zoneClocks(index: ReachIndex, at: Date): { json: string; weeks: Map<string, number> } | null {
+  const second = Math.floor(at.getTime() / 1000);
+  const last = lastClocks.get(index);
+  if (last?.second === second) return last.clocks;
+  const json = localTimesOf(index.zones, at);
+  const weeks = new Map<string, number>();
+  let clocks: { json: string; weeks: Map<string, number> } | null = { json, weeks };
+  for (const [zone, local] of Object.entries(JSON.parse(json) as Record<string, string>)) {
+    const t = weekSeconds(local);
+    if (t === null) clocks = null;
+    else weeks.set(zone, t);
+  }
+  lastClocks.set(index, { second, clocks });
+  return clocks;
+}
+
+/** zoneClocks' last answer per copy (every request of a second asks for the same). */
+const lastClocks = new WeakMap<ReachIndex, { second: number; clocks: { json: string; weeks: Map<string, number> } | null }>();
+
+/** A page's row: the store's view columns and what pageColumns adds. */
+type PageRow = Record<string, unknown> & { distance_m: number | null; reachVersion: string; cardCategory?: object | null };
+
+/**
+ * The select list of a page's rows (stores aliased `s`): the store's view columns, its
+ * distance, the reach version (read at the rows' snapshot) and, for cards, its category's
+ * view as JSON (a primary-key probe per row; categories change without a reach version).
+ */
+function pageColumns(em: EntityManager, distance: string, cards: boolean): string {
+  const key = `${cards}:${distance}`;
+  let columns = pageColumnsBuilt.get(key);
+  if (columns === undefined) {
+    columns = `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`;
+    pageColumnsBuilt.set(key, columns);
+  }
+  return columns;
+}
+
+/** pageColumns' lists, built once each (the distance expressions are code, not values). */
+const pageColumnsBuilt = new Map<string, string>();
+
+/** The stores of page rows (read-only views, each with its distance) and their categories' views (null without one or unread). */
+function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[]; categories: (View<StoreCategory> | null)[] } {
+  const categories: (View<StoreCategory> | null)[] = [];
+  const columns = rows.map(({ distance_m, reachVersion: _version, cardCategory, ...store }) => {
+    categories.push(cardCategory ? fromJson(em, StoreCategory, [cardCategory])[0] : null);
+    return { ...store, distanceKm: kmOf(distance_m) };
+  });
+  return { stores: asViews(em, Store, columns), categories };
+}
+
+/** A distance in metres as the answers show it: km rounded to 10 m. */
+const kmOf = (metres: number | null) => (metres === null ? null : Math.round(metres / 10) / 100);
+
+/**
+ * The page of the nearest matching stores (pageColumns' rows), walking the position index
+ * nearest first and stopping after offset + limit matches; only called when that many exist.
+ * `<->` orders by chord length, which earth_distance grows with; WITH TIES keeps every store
+ * as near as the last one, so re-sorting by (distance, id) gives the full sort's page
+ * (PostgreSQL cannot add the id tie-break to an index's KNN order). The walk reads the index
+ * only; the page's rows are read by id after.
+ */
+async function nearestFirst(em: EntityManager, filter: StoreFilter, localTimes: string | undefined, page: Page, cards: boolean): Promise<PageRow[]> {
+  const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes });
   const point = [filter.point!.lat, filter.point!.lng];
-  return em.execute<{ id: number; distance_m: number }[]>(
-    `select id, distance_m from (
-       select s.id, ${distance} as distance_m from stores s where ${where}
-       order by s.earth <-> ll_to_earth(?, ?) fetch first ? rows with ties) k
-     order by distance_m, id limit ? offset ?`,
+  return em.execute<PageRow[]>(
+    `select ${pageColumns(em, 'k.distance_m', cards)} from (
+       select id, distance_m from (
+         select s.id, ${distance} as distance_m from stores s where ${where}
+         order by s.earth <-> ll_to_earth(?, ?) fetch first ? rows with ties) k
+       order by distance_m, id limit ? offset ?) k
+     join stores s on s.id = k.id
+     order by k.distance_m, k.id`,
     [...distanceParams, ...params, ...point, page.offset + page.limit, page.limit, page.offset],
   );
 }
 
-/** How many active stores match (the `meta.total` of a page). */
-export async function countStores(em: EntityManager, filter: StoreFilter): Promise<number> {
-  const { where, params } = storeConditions(filter);
+/** How many active stores match (the `meta.total` of a page); `localTimes`: the open filter's (localTimesAt). */
+async function countStores(em: EntityManager, filter: StoreFilter, localTimes: string | undefined): Promise<number> {
+  const { where, params } = storeConditions(filter, { localTimes });
   const [row] = await em.execute<{ n: string }[]>(`select count(*) as n from stores s where ${where}`, params);
   return Number(row.n);
 }
@@ -224,7 +334,7 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
   const found = new Map(views.map((s) => [s.id, s]));
   return rows.map((row) => {
     const store = found.get(row.id)!;
-    store.distanceKm = row.distance_m === null ? null : Math.round(row.distance_m / 10) / 100;
+    store.distanceKm = kmOf(row.distance_m);
     return store;
   });
 }

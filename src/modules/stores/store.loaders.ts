@@ -59,6 +59,18 @@ export function primeIsOpen(ctx: Context, store: View<Store>, open: boolean | nu
   else storeIsOpen(ctx).prime(store, open);
 }
 
+/**
+ * Hands the card loaders (category, open now) what a list's own statement already read
+ * (nearby: findStores' `cards`, at the request's instant): its field resolvers then send no
+ * statement. Stores without a card are left to the loaders.
+ */
+export function primeStoreCards(ctx: Context, cards: Map<View<Store>, { category: View<StoreCategory> | null; open: boolean }>): void {
+  for (const [store, card] of cards) {
+    primeIsOpen(ctx, store, card.open);
+    if (card.category) storeCategoryById(ctx).prime(card.category.id, card.category);
+  }
+}
+
 /** The best rated active stores of each category (a lateral join: one statement). */
 export const topStoresByCategory = batchLoader<number, View<Store>[]>(async (em, keys) => {
   const rows = await em.execute<{ category_id: number; id: number }[]>(
