@@ -1,28 +1,15 @@
 /** Spec §4.3 create order: server-side pricing, validation, promo codes, idempotency. */
-import { Factory } from './helpers/factories';
-import { cart, orderWorld, OrderWorld, placeOrder, promo } from './helpers/orders';
+import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
+const t = useOrderWorld();
 
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
-
-const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const countOrders = async () => Number((await sql('select count(*) as n from orders'))[0].n);
 
 describe('POST /api/v1/customer/orders', () => {
   it('answers 201 with order_id, status pending_acceptance and the total the server computed', async () => {
-    const res = await placeOrder(server, w, { ...cart(w), total: 1, price: 0 } as never);
+    const res = await placeOrder(t.server, t.w, { ...cart(t.w), total: 1, price: 0 } as never);
     expect(res.status).toBe(201);
     // 2 × (60 + 25 large + 8 cheese) + 12 cola = 198 subtotal, + 15 delivery = 213
     expect(res.body).toEqual({ success: true, message: 'Order placed successfully.', data: { order_id: expect.any(Number), status: 'pending_acceptance', total: 213 } });
@@ -37,12 +24,12 @@ describe('POST /api/v1/customer/orders', () => {
   });
 
   it('applies a promo code: percentage with a cap, or a fixed amount', async () => {
-    await promo(server, { code: 'TENOFF', percentOff: 10, maxDiscountCents: 1500 });
-    const pct = await placeOrder(server, w, cart(w, { code_promo: 'tenoff' }));
+    await promo(t.server, { code: 'TENOFF', percentOff: 10, maxDiscountCents: 1500 });
+    const pct = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'tenoff' }));
     expect(pct.status).toBe(201);
     expect(pct.body.data.total).toBe(213 - 15); // 10% of 198 = 19.80, capped at 15
-    await promo(server, { code: 'FIVE', discountType: 'fixed', percentOff: null, amountOffCents: 500 });
-    const fixed = await placeOrder(server, w, cart(w, { code_promo: 'FIVE' }));
+    await promo(t.server, { code: 'FIVE', discountType: 'fixed', percentOff: null, amountOffCents: 500 });
+    const fixed = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'FIVE' }));
     expect(fixed.body.data.total).toBe(208);
     const [row] = await sql(`select promo_code, discount_cents from orders where id = ?`, [fixed.body.data.order_id]);
     expect(row).toEqual({ promo_code: 'FIVE', discount_cents: 500 });
@@ -59,59 +46,59 @@ describe('POST /api/v1/customer/orders', () => {
     ['two values of a one-choice group', 'items.0.options', (b: ReturnType<typeof cart>) => ({ ...b, items: [{ ...b.items[0], options: [b.items[0].options![0], b.items[0].options![0] - 1] }] })],
     ['an unknown promo code', 'code_promo', (b: ReturnType<typeof cart>) => ({ ...b, code_promo: 'NOPE' })],
 ])('answers 422 for %s, naming %s, and writes nothing', async (_name, field, change) => {
-    const res = await placeOrder(server, w, change(cart(w)) as never);
+    const res = await placeOrder(t.server, t.w, change(cart(t.w)) as never);
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toContain(field);
     expect(await countOrders()).toBe(0);
   });
 
   it('answers 422 for a product of another store (one store per order)', async () => {
-    const other = await make.storeWithProducts(1);
-    const res = await placeOrder(server, w, cart(w, { items: [{ product_id: other.products[0].id, quantity: 1 }] }));
+    const other = await t.make.storeWithProducts(1);
+    const res = await placeOrder(t.server, t.w, cart(t.w, { items: [{ product_id: other.products[0].id, quantity: 1 }] }));
     expect(res.status).toBe(422);
     expect(res.body.errors['items.0.product_id'][0]).toMatch(/another store/);
   });
 
   it('answers 422 for an inactive product, a closed store, or an inactive store', async () => {
-    await sql('update products set is_active = false where id = ?', [w.cola.id]);
-    expect(Object.keys((await placeOrder(server, w)).body.errors)).toEqual(['items.1.product_id']);
+    await sql('update products set is_active = false where id = ?', [t.w.cola.id]);
+    expect(Object.keys((await placeOrder(t.server, t.w)).body.errors)).toEqual(['items.1.product_id']);
     await sql('update products set is_active = true');
-    await sql('delete from store_opening_hours where store_id = ?', [w.owner.store.id]);
-    const closed = await placeOrder(server, w);
+    await sql('delete from store_opening_hours where store_id = ?', [t.w.owner.store.id]);
+    const closed = await placeOrder(t.server, t.w);
     expect(closed.status).toBe(422);
     expect(closed.body.errors.store_id).toEqual(['The store is closed at the moment.']);
     await sql('update stores set is_active = false');
-    expect((await placeOrder(server, w)).body.errors.store_id).toEqual(['The selected store is not available.']);
+    expect((await placeOrder(t.server, t.w)).body.errors.store_id).toEqual(['The selected store is not available.']);
   });
 
   it("answers 422 for another customer's address and for an address outside the delivery area", async () => {
-    const other = await registerCustomer(server);
-    const theirs = await server.http.post('/api/v1/customer/addresses', { label: 'Theirs', line1: 'x', latitude: w.owner.store.latitude, longitude: w.owner.store.longitude }, { token: other.token });
-    const res = await placeOrder(server, w, cart(w, { address_id: theirs.body.data.id }));
+    const other = await registerCustomer(t.server);
+    const theirs = await t.server.http.post('/api/v1/customer/addresses', { label: 'Theirs', line1: 'x', latitude: t.w.owner.store.latitude, longitude: t.w.owner.store.longitude }, { token: other.token });
+    const res = await placeOrder(t.server, t.w, cart(t.w, { address_id: theirs.body.data.id }));
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toEqual(['address_id']);
-    const far = await server.http.post('/api/v1/customer/addresses', { label: 'Far', line1: 'x', latitude: w.owner.store.latitude + 1, longitude: w.owner.store.longitude }, { token: w.customer.token });
-    const outside = await placeOrder(server, w, cart(w, { address_id: far.body.data.id }));
+    const far = await t.server.http.post('/api/v1/customer/addresses', { label: 'Far', line1: 'x', latitude: t.w.owner.store.latitude + 1, longitude: t.w.owner.store.longitude }, { token: t.w.customer.token });
+    const outside = await placeOrder(t.server, t.w, cart(t.w, { address_id: far.body.data.id }));
     expect(outside.body.errors.address_id[0]).toMatch(/outside/);
   });
 
   it('answers 422 for an expired, not yet valid, too small or already used promo code', async () => {
-    await promo(server, { code: 'OLD', endsAt: new Date(Date.now() - 1000) });
-    await promo(server, { code: 'SOON', startsAt: new Date(Date.now() + 3_600_000) });
-    await promo(server, { code: 'BIG', minSubtotalCents: 50_000 });
-    await promo(server, { code: 'ONCE', maxUsesPerCustomer: 1 });
-    const message = async (code: string) => (await placeOrder(server, w, cart(w, { code_promo: code }))).body.errors?.code_promo?.[0];
+    await promo(t.server, { code: 'OLD', endsAt: new Date(Date.now() - 1000) });
+    await promo(t.server, { code: 'SOON', startsAt: new Date(Date.now() + 3_600_000) });
+    await promo(t.server, { code: 'BIG', minSubtotalCents: 50_000 });
+    await promo(t.server, { code: 'ONCE', maxUsesPerCustomer: 1 });
+    const message = async (code: string) => (await placeOrder(t.server, t.w, cart(t.w, { code_promo: code }))).body.errors?.code_promo?.[0];
     expect(await message('OLD')).toMatch(/expired/);
     expect(await message('SOON')).toMatch(/not active yet/);
     expect(await message('BIG')).toMatch(/at least 500.00/);
-    expect((await placeOrder(server, w, cart(w, { code_promo: 'ONCE' }))).status).toBe(201);
+    expect((await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'ONCE' }))).status).toBe(201);
     expect(await message('ONCE')).toMatch(/already used/);
     expect(await countOrders()).toBe(1);
   });
 
   it('holds the total promo limit under concurrent checkouts', async () => {
-    await promo(server, { code: 'FIRST3', maxUses: 3, maxUsesPerCustomer: null });
-    const answers = await Promise.all(Array.from({ length: 8 }, () => placeOrder(server, w, cart(w, { code_promo: 'FIRST3' }))));
+    await promo(t.server, { code: 'FIRST3', maxUses: 3, maxUsesPerCustomer: null });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => placeOrder(t.server, t.w, cart(t.w, { code_promo: 'FIRST3' }))));
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s === 422)).toHaveLength(5);
@@ -121,14 +108,14 @@ describe('POST /api/v1/customer/orders', () => {
   });
 
   it('holds the per-customer promo limit under concurrent checkouts of one customer', async () => {
-    await promo(server, { code: 'JUSTONCE', maxUsesPerCustomer: 1 });
-    const answers = await Promise.all(Array.from({ length: 5 }, () => placeOrder(server, w, cart(w, { code_promo: 'JUSTONCE' }))));
+    await promo(t.server, { code: 'JUSTONCE', maxUsesPerCustomer: 1 });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => placeOrder(t.server, t.w, cart(t.w, { code_promo: 'JUSTONCE' }))));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(await countOrders()).toBe(1);
   });
 
   it('answers 401 without a token', async () => {
-    const res = await server.http.post('/api/v1/customer/orders', cart(w));
+    const res = await t.server.http.post('/api/v1/customer/orders', cart(t.w));
     expect(res.status).toBe(401);
     expect(await countOrders()).toBe(0);
   });
@@ -137,8 +124,8 @@ describe('POST /api/v1/customer/orders', () => {
 describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
   it('answers a retry with the first answer and creates one order', async () => {
     const headers = { 'Idempotency-Key': 'checkout-7f3a' };
-    const first = await placeOrder(server, w, cart(w), headers);
-    const retry = await placeOrder(server, w, cart(w), headers);
+    const first = await placeOrder(t.server, t.w, cart(t.w), headers);
+    const retry = await placeOrder(t.server, t.w, cart(t.w), headers);
     expect(first.status).toBe(201);
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
@@ -147,8 +134,8 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
 
   it('answers 422 for the same key with a different body', async () => {
     const headers = { 'Idempotency-Key': 'checkout-8b1c' };
-    await placeOrder(server, w, cart(w), headers);
-    const other = await placeOrder(server, w, cart(w, { items: [{ product_id: w.cola.id, quantity: 3 }] }), headers);
+    await placeOrder(t.server, t.w, cart(t.w), headers);
+    const other = await placeOrder(t.server, t.w, cart(t.w, { items: [{ product_id: t.w.cola.id, quantity: 3 }] }), headers);
     expect(other.status).toBe(422);
     expect(Object.keys(other.body.errors)).toEqual(['idempotency_key']);
     expect(await countOrders()).toBe(1);
@@ -156,7 +143,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
 
   it('answers 409 to a retry while the first is still running, and exactly one order is made', async () => {
     const headers = { 'Idempotency-Key': 'checkout-race' };
-    const answers = await Promise.all(Array.from({ length: 6 }, () => placeOrder(server, w, cart(w), headers)));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => placeOrder(t.server, t.w, cart(t.w), headers)));
     const created = answers.filter((a) => a.status === 201);
     const busy = answers.filter((a) => a.status === 409);
     expect(created.length).toBeGreaterThanOrEqual(1);
@@ -168,18 +155,18 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
 
   it('frees the key when the first request failed, so a corrected request goes through', async () => {
     const headers = { 'Idempotency-Key': 'checkout-fix' };
-    const bad = await placeOrder(server, w, cart(w, { code_promo: 'NOPE' }), headers);
+    const bad = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'NOPE' }), headers);
     expect(bad.status).toBe(422);
-    const good = await placeOrder(server, w, cart(w), headers);
+    const good = await placeOrder(t.server, t.w, cart(t.w), headers);
     expect(good.status).toBe(201);
   });
 
   it('keys are per customer', async () => {
     const headers = { 'Idempotency-Key': 'shared-key' };
-    await placeOrder(server, w, cart(w), headers);
-    const other = await registerCustomer(server);
-    const address = await server.http.post('/api/v1/customer/addresses', { label: 'H', line1: 'x', latitude: w.owner.store.latitude, longitude: w.owner.store.longitude }, { token: other.token });
-    const res = await server.http.post('/api/v1/customer/orders', cart(w, { address_id: address.body.data.id }), { token: other.token, headers });
+    await placeOrder(t.server, t.w, cart(t.w), headers);
+    const other = await registerCustomer(t.server);
+    const address = await t.server.http.post('/api/v1/customer/addresses', { label: 'H', line1: 'x', latitude: t.w.owner.store.latitude, longitude: t.w.owner.store.longitude }, { token: other.token });
+    const res = await t.server.http.post('/api/v1/customer/orders', cart(t.w, { address_id: address.body.data.id }), { token: other.token, headers });
     expect(res.status).toBe(201);
     expect(await countOrders()).toBe(2);
   });

@@ -1,23 +1,10 @@
 /** Coordinates in every answer carry 6 decimals (≈ 0.1 m), never float noise. */
 import { Client } from 'graphql-ws';
-import { Factory } from './helpers/factories';
-import { onlineDriver, orderWorld, OrderWorld, placeOrder } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
+import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
 import { subscribe, wsClient } from './helpers/ws';
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
+const t = useOrderWorld({ DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
 const clients: Client[] = [];
-
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-}, { DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
 });
@@ -28,24 +15,24 @@ const NOISY_LNG = -7.589800000000001;
 const LAT = 33.548553;
 const LNG = -7.5898;
 
-const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 
 it('the store, the delivery address, the driver and live positions answer 6 decimals', async () => {
-  await sql('update stores set latitude = ?, longitude = ? where id = ?', [NOISY_LAT, NOISY_LNG, w.owner.store.id]);
+  await sql('update stores set latitude = ?, longitude = ? where id = ?', [NOISY_LAT, NOISY_LNG, t.w.owner.store.id]);
   await sql('update user_addresses set latitude = ?, longitude = ?', [NOISY_LAT + 0.001, NOISY_LNG]);
-  const driver = await onlineDriver(server, { lat: NOISY_LAT, lng: NOISY_LNG });
-  const id = (await placeOrder(server, w)).body.data.order_id;
-  const customer = { token: w.customer.token };
+  const driver = await onlineDriver(t.server, { lat: NOISY_LAT, lng: NOISY_LNG });
+  const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+  const customer = { token: t.w.customer.token };
 
-  const details = await server.http.get(`/api/v1/store/stores/${w.owner.store.id}`);
+  const details = await t.server.http.get(`/api/v1/store/stores/${t.w.owner.store.id}`);
   expect([details.body.data.latitude, details.body.data.longitude]).toEqual([LAT, LNG]);
 
-  const addresses = await server.http.get('/api/v1/customer/addresses', customer);
+  const addresses = await t.server.http.get('/api/v1/customer/addresses', customer);
   expect([addresses.body.data[0].latitude, addresses.body.data[0].longitude]).toEqual([33.549553, LNG]);
 
   const sub = subscribe<{ seq: number; latitude: number | null; longitude: number | null }>(
     (() => {
-      const c = wsClient(server.wsUrl, w.customer.token);
+      const c = wsClient(t.server.wsUrl, t.w.customer.token);
       clients.push(c);
       return c;
     })(),
@@ -53,19 +40,19 @@ it('the store, the delivery address, the driver and live positions answer 6 deci
     { id },
   );
   await sub.waitFor(1);
-  await server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
-  await server.http.post('/api/v1/driver/location', { latitude: NOISY_LAT, longitude: NOISY_LNG }, { token: driver.token });
+  await t.server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
+  await t.server.http.post('/api/v1/driver/location', { latitude: NOISY_LAT, longitude: NOISY_LNG }, { token: driver.token });
   const [location] = (await sub.waitFor(4)).filter((e) => e.latitude !== null);
   expect([location.latitude, location.longitude]).toEqual([LAT, LNG]);
 
-  const detail = (await server.http.get(`/api/v1/customer/orders/${id}`, customer)).body.data;
+  const detail = (await t.server.http.get(`/api/v1/customer/orders/${id}`, customer)).body.data;
   expect([detail.store.latitude, detail.store.longitude]).toEqual([LAT, LNG]);
   expect([detail.user_address.latitude, detail.user_address.longitude]).toEqual([33.549553, LNG]);
   expect([detail.driver.latitude, detail.driver.longitude]).toEqual([LAT, LNG]);
 
-  const me = await server.http.get('/api/v1/driver/me', { token: driver.token });
+  const me = await t.server.http.get('/api/v1/driver/me', { token: driver.token });
   expect([me.body.data.latitude, me.body.data.longitude]).toEqual([LAT, LNG]);
 
-  const graphql = await server.http.graphql(`query($id: Int!) { myOrder(id: $id) { store { latitude longitude } driver { latitude longitude } } }`, { id }, customer);
+  const graphql = await t.server.http.graphql(`query($id: Int!) { myOrder(id: $id) { store { latitude longitude } driver { latitude longitude } } }`, { id }, customer);
   expect(graphql.body.data.myOrder).toEqual({ store: { latitude: LAT, longitude: LNG }, driver: { latitude: LAT, longitude: LNG } });
 });

@@ -4,25 +4,13 @@
  * too long or not visible ASCII is 422, and token claims are checked before any query.
  */
 import jwt from 'jsonwebtoken';
-import { Factory } from './helpers/factories';
-import { cart, orderWorld, OrderWorld, placeOrder } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
+import { cart, placeOrder, useOrderWorld } from './helpers/orders';
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
+const t = useOrderWorld();
 
 const NUL = '\u0000';
 const withInstructions = (text: string) => {
-  const body = cart(w);
+  const body = cart(t.w);
   body.items[0].special_instructions = text;
   return body;
 };
@@ -34,37 +22,37 @@ const refusal = (field: string) => ({
 describe('control characters', () => {
   it('are refused with 422 naming the field, for anonymous callers too', async () => {
     const cases: [string, () => Promise<{ status: number; body: any }>, string][] = [
-      ['search q', () => server.http.get(`/api/v1/global/search?q=${encodeURIComponent(`pi${NUL}zza`)}`), 'q'],
-      ['store slug', () => server.http.get(`/api/v1/store/stores/${encodeURIComponent(`roma${NUL}`)}`), 'store'],
-      ['offer token', () => server.http.get(`/api/v1/store/offers/${encodeURIComponent(`abc${NUL}`)}`), 'token'],
+      ['search q', () => t.server.http.get(`/api/v1/global/search?q=${encodeURIComponent(`pi${NUL}zza`)}`), 'q'],
+      ['store slug', () => t.server.http.get(`/api/v1/store/stores/${encodeURIComponent(`roma${NUL}`)}`), 'store'],
+      ['offer token', () => t.server.http.get(`/api/v1/store/offers/${encodeURIComponent(`abc${NUL}`)}`), 'token'],
       [
         'address line',
-        () => server.http.post('/api/v1/customer/addresses', { label: 'Home', line1: `5 Rue${NUL}`, city: 'Casablanca', latitude: 33.6, longitude: -7.6 }, { token: w.customer.token }),
+        () => t.server.http.post('/api/v1/customer/addresses', { label: 'Home', line1: `5 Rue${NUL}`, city: 'Casablanca', latitude: 33.6, longitude: -7.6 }, { token: t.w.customer.token }),
         'line1',
       ],
-      ['special instructions', () => placeOrder(server, w, withInstructions(`ring${NUL}twice`)), 'items.0.special_instructions'],
-      ['promo code', () => placeOrder(server, w, cart(w, { code_promo: `SAVE${NUL}` })), 'code_promo'],
-      ['escape (ESC) in a name', () => server.http.post('/v1/auth/customer/send-otp', { phone_number: `+1415\u001b[2J5550101` }), 'phone_number'],
+      ['special instructions', () => placeOrder(t.server, t.w, withInstructions(`ring${NUL}twice`)), 'items.0.special_instructions'],
+      ['promo code', () => placeOrder(t.server, t.w, cart(t.w, { code_promo: `SAVE${NUL}` })), 'code_promo'],
+      ['escape (ESC) in a name', () => t.server.http.post('/v1/auth/customer/send-otp', { phone_number: `+1415\u001b[2J5550101` }), 'phone_number'],
     ];
     for (const [what, send, field] of cases) {
       const res = await send();
       expect([what, res.status, res.body]).toEqual([what, 422, refusal(field)]);
     }
-    expect(await server.db.orm.em.fork().execute(`select count(*)::int as n from orders`)).toEqual([{ n: 0 }]);
+    expect(await t.server.db.orm.em.fork().execute(`select count(*)::int as n from orders`)).toEqual([{ n: 0 }]);
   });
 
   it('keep line breaks and tabs allowed (instructions have lines)', async () => {
-    const res = await placeOrder(server, w, withInstructions('No onions.\r\n\tCut in 8.'));
+    const res = await placeOrder(t.server, t.w, withInstructions('No onions.\r\n\tCut in 8.'));
     expect(res.status).toBe(201);
   });
 
   it('are refused over GraphQL with VALIDATION naming the field inside the input', async () => {
-    const res = await server.http.graphql('query($q: String!) { search(q: $q) { stores { id } } }', { q: `a${NUL}` });
+    const res = await t.server.http.graphql('query($q: String!) { search(q: $q) { stores { id } } }', { q: `a${NUL}` });
     expect(res.body.errors[0].extensions).toEqual({ code: 'VALIDATION', fields: { q: ['The q field must not contain control characters.'] } });
-    const address = await server.http.graphql(
+    const address = await t.server.http.graphql(
       'mutation($input: AddressInput!) { createAddress(input: $input) { address { id } } }',
       { input: { label: 'Home', line1: `x${NUL}`, city: 'Casablanca', latitude: 33.6, longitude: -7.6 } },
-      { token: w.customer.token },
+      { token: t.w.customer.token },
     );
     expect(address.body.errors[0].extensions).toEqual({ code: 'VALIDATION', fields: { line1: ['The line1 field must not contain control characters.'] } });
   });
@@ -73,32 +61,32 @@ describe('control characters', () => {
 describe('Idempotency-Key', () => {
   it('over 255 characters, or with characters outside visible ASCII, is 422 and places nothing', async () => {
     for (const key of ['k'.repeat(256), 'two words', 'clé-1']) {
-      const res = await placeOrder(server, w, cart(w), { 'idempotency-key': key });
+      const res = await placeOrder(t.server, t.w, cart(t.w), { 'idempotency-key': key });
       expect([key, res.status, Object.keys(res.body.errors ?? {})]).toEqual([key, 422, ['idempotency_key']]);
     }
-    const fine = await placeOrder(server, w, cart(w), { 'idempotency-key': 'k'.repeat(255) });
+    const fine = await placeOrder(t.server, t.w, cart(t.w), { 'idempotency-key': 'k'.repeat(255) });
     expect(fine.status).toBe(201);
-    expect(await server.db.orm.em.fork().execute(`select count(*)::int as n from orders`)).toEqual([{ n: 1 }]);
+    expect(await t.server.db.orm.em.fork().execute(`select count(*)::int as n from orders`)).toEqual([{ n: 1 }]);
   });
 });
 
 describe('token claims', () => {
   const sign = (claims: Record<string, unknown>) =>
-    jwt.sign(claims, server.config.jwt.secret, {
+    jwt.sign(claims, t.server.config.jwt.secret, {
       algorithm: 'HS256',
       expiresIn: 60,
-      issuer: server.config.jwt.issuer,
-      audience: server.config.jwt.audience,
+      issuer: t.server.config.jwt.issuer,
+      audience: t.server.config.jwt.audience,
     });
 
   it('a validly signed token whose jti is not a UUID, or whose sub is not an id, is 401 (not 500)', async () => {
-    const user = String(w.customer.user.id);
+    const user = String(t.w.customer.user.id);
     for (const claims of [{ sub: user, jti: 'not-a-uuid' }, { sub: user, jti: 42 }, { sub: `${user}.5`, jti: '0b6f7c5e-4a57-4a55-9d7b-6e1f0a1b2c3d' }, { sub: user }]) {
-      const res = await server.http.get('/v1/auth/customer/me', { token: sign(claims) });
+      const res = await t.server.http.get('/v1/auth/customer/me', { token: sign(claims) });
       expect([claims, res.status, res.body]).toEqual([claims, 401, { message: 'The token is invalid.' }]);
     }
     // Public reads ignore such a token instead of failing.
-    expect((await server.http.get('/api/v1/global/search?q=pizza', { token: sign({ sub: user, jti: 'x' }) })).status).toBe(200);
+    expect((await t.server.http.get('/api/v1/global/search?q=pizza', { token: sign({ sub: user, jti: 'x' }) })).status).toBe(200);
   });
 });
 

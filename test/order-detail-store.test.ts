@@ -2,42 +2,31 @@
  * Spec §2.9: the order detail's `store` is the complete store object, the very shape of
  * GET /api/v1/store/stores/{id}, loaded in a bounded number of statements.
  */
-import { Factory } from './helpers/factories';
-import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
+import { placeOrder, useOrderWorld } from './helpers/orders';
 import { countStatements } from './helpers/statements';
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
-
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-});
+const t = useOrderWorld();
 beforeEach(async () => {
-  w = await orderWorld(server, make);
-  const category = await make.storeCategory({ name: 'Pizza', icon: 'pizza' });
-  await server.db.orm.em.fork().execute(`update stores set category_id = ?, description = 'Wood-fired', rating = 4.4, rating_count = 12 where id = ?`, [
+  const category = await t.make.storeCategory({ name: 'Pizza', icon: 'pizza' });
+  await t.server.db.orm.em.fork().execute(`update stores set category_id = ?, description = 'Wood-fired', rating = 4.4, rating_count = 12 where id = ?`, [
     category.id,
-    w.owner.store.id,
+    t.w.owner.store.id,
   ]);
-  await make.offer({ storeId: w.owner.store.id, title: 'Two for one' });
+  await t.make.offer({ storeId: t.w.owner.store.id, title: 'Two for one' });
 });
 
 /** Runs `call` and counts the SQL statements it sent. */
 async function statements(call: () => Promise<{ status: number }>): Promise<number> {
-  const { count, result: res } = await countStatements(server, call);
+  const { count, result: res } = await countStatements(t.server, call);
   expect(res.status).toBe(200);
   return count;
 }
 
 it('the order detail carries the store exactly as GET /api/v1/store/stores/{id} answers it', async () => {
-  const id = (await placeOrder(server, w)).body.data.order_id;
-  const details = await server.http.get(`/api/v1/store/stores/${w.owner.store.id}`);
+  const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+  const details = await t.server.http.get(`/api/v1/store/stores/${t.w.owner.store.id}`);
   expect(details.status).toBe(200);
-  const order = await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token });
+  const order = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
   expect(order.status).toBe(200);
   expect(order.body.data.store).toEqual(details.body.data);
   for (const field of ['category_id', 'rating_count', 'description', 'delivery_radius_km', 'category_detail', 'opening_hours', 'offers']) {
@@ -48,18 +37,18 @@ it('the order detail carries the store exactly as GET /api/v1/store/stores/{id} 
   expect(order.body.data.store.opening_hours).toHaveLength(7);
 
   // The owner's list and the driver's list use the same order detail.
-  const list = await server.http.get(`/api/v1/store/orders?store_id=${w.owner.store.id}`, { token: w.owner.token });
+  const list = await t.server.http.get(`/api/v1/store/orders?store_id=${t.w.owner.store.id}`, { token: t.w.owner.token });
   expect(list.body.data[0].store).toEqual(details.body.data);
 });
 
 it('loads in a bounded number of statements: one order or many, few offers and hours or many', async () => {
-  const first = (await placeOrder(server, w)).body.data.order_id;
-  const one = await statements(() => server.http.get(`/api/v1/customer/orders/${first}`, { token: w.customer.token }));
-  const listOfOne = await statements(() => server.http.get('/api/v1/store/orders', { token: w.owner.token }));
+  const first = (await placeOrder(t.server, t.w)).body.data.order_id;
+  const one = await statements(() => t.server.http.get(`/api/v1/customer/orders/${first}`, { token: t.w.customer.token }));
+  const listOfOne = await statements(() => t.server.http.get('/api/v1/store/orders', { token: t.w.owner.token }));
 
-  for (let i = 0; i < 3; i++) await make.offer({ storeId: w.owner.store.id });
-  for (let i = 0; i < 4; i++) await placeOrder(server, w);
-  expect(await statements(() => server.http.get(`/api/v1/customer/orders/${first}`, { token: w.customer.token }))).toBe(one);
-  expect(await statements(() => server.http.get('/api/v1/store/orders', { token: w.owner.token }))).toBe(listOfOne);
+  for (let i = 0; i < 3; i++) await t.make.offer({ storeId: t.w.owner.store.id });
+  for (let i = 0; i < 4; i++) await placeOrder(t.server, t.w);
+  expect(await statements(() => t.server.http.get(`/api/v1/customer/orders/${first}`, { token: t.w.customer.token }))).toBe(one);
+  expect(await statements(() => t.server.http.get('/api/v1/store/orders', { token: t.w.owner.token }))).toBe(listOfOne);
   expect(one).toBeLessThanOrEqual(14);
 });

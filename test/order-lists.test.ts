@@ -2,10 +2,8 @@
  * The order lists (customer's, store owner's, driver's) cost a fixed number of SQL
  * statements, with an upper bound, whatever the number of orders and lines they hold.
  */
-import { Factory, northOf } from './helpers/factories';
-import { onlineDriver, orderWorld, OrderWorld, placeOrder } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
+import { northOf } from './helpers/factories';
+import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
 import { countStatements } from './helpers/statements';
 
 /**
@@ -17,34 +15,24 @@ const CUSTOMER_LIST_MAX = 5;
 const STORE_LIST_MAX = 12;
 const DRIVER_LIST_MAX = 13;
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
-
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
+const t = useOrderWorld();
 
 /** Runs `call` (a list answering `rows` orders) and counts the SQL statements it sent. */
 async function statements(call: () => Promise<{ status: number; body: { data: unknown[] } }>, rows: number): Promise<number> {
-  const { count, result: res } = await countStatements(server, call);
+  const { count, result: res } = await countStatements(t.server, call);
   expect(res.status).toBe(200);
   expect(res.body.data).toHaveLength(rows);
   return count;
 }
 
-const customerList = () => server.http.get('/api/v1/customer/orders', { token: w.customer.token });
-const storeList = () => server.http.get('/api/v1/store/orders', { token: w.owner.token });
+const customerList = () => t.server.http.get('/api/v1/customer/orders', { token: t.w.customer.token });
+const storeList = () => t.server.http.get('/api/v1/store/orders', { token: t.w.owner.token });
 
 it("the customer's and the store's lists: the same statements for one order or six, at most a fixed number", async () => {
-  await placeOrder(server, w);
+  await placeOrder(t.server, t.w);
   const customerOne = await statements(customerList, 1);
   const storeOne = await statements(storeList, 1);
-  for (let i = 0; i < 5; i++) await placeOrder(server, w);
+  for (let i = 0; i < 5; i++) await placeOrder(t.server, t.w);
   expect(await statements(customerList, 6)).toBe(customerOne);
   expect(await statements(storeList, 6)).toBe(storeOne);
   expect(customerOne).toBeLessThanOrEqual(CUSTOMER_LIST_MAX);
@@ -52,9 +40,9 @@ it("the customer's and the store's lists: the same statements for one order or s
 });
 
 it("the driver's list is bounded too", async () => {
-  const driver = await onlineDriver(server, northOf({ lat: w.owner.store.latitude, lng: w.owner.store.longitude }, 0.5));
-  const id = (await placeOrder(server, w)).body.data.order_id;
-  expect((await server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token })).status).toBe(200);
-  const count = await statements(() => server.http.get('/api/v1/driver/orders', { token: driver.token }), 1);
+  const driver = await onlineDriver(t.server, northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5));
+  const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+  expect((await t.server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token })).status).toBe(200);
+  const count = await statements(() => t.server.http.get('/api/v1/driver/orders', { token: driver.token }), 1);
   expect(count).toBeLessThanOrEqual(DRIVER_LIST_MAX);
 });

@@ -1,36 +1,24 @@
 /** Spec §2.8, §2.9, §3 and §4.2 accept/reject: order list, detail and the lifecycle over REST. */
-import { Factory, northOf } from './helpers/factories';
-import { orderWorld, OrderWorld, onlineDriver, placeOrder } from './helpers/orders';
+import { northOf } from './helpers/factories';
+import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
 import { roundCoordinate } from '../src/common/coordinate-field';
 import { createLogger } from '../src/common/logger';
 
 const silent = createLogger('silent');
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
+const t = useOrderWorld();
 
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
-
-const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-const storeStep = (id: number, step: string, body?: unknown, token = w.owner.token) =>
-  server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token });
-const driverStep = (id: number, step: string, token: string) => server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
-const near = () => northOf({ lat: w.owner.store.latitude, lng: w.owner.store.longitude }, 0.5);
+const storeStep = (id: number, step: string, body?: unknown, token = t.w.owner.token) =>
+  t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token });
+const driverStep = (id: number, step: string, token: string) => t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const near = () => northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5);
 
 async function newOrder(): Promise<number> {
-  const res = await placeOrder(server, w);
+  const res = await placeOrder(t.server, t.w);
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   return res.body.data.order_id;
 }
@@ -39,8 +27,8 @@ describe('GET /api/v1/customer/orders', () => {
   it("answers the caller's orders, newest first, with the §2.8 fields", async () => {
     const first = await newOrder();
     const second = await newOrder();
-    const other = await registerCustomer(server);
-    const res = await server.http.get('/api/v1/customer/orders', { token: w.customer.token });
+    const other = await registerCustomer(t.server);
+    const res = await t.server.http.get('/api/v1/customer/orders', { token: t.w.customer.token });
     expect(res.status).toBe(200);
     expect(res.body.data.map((o: { id: number }) => o.id)).toEqual([second, first]);
     expect(res.body.data[0]).toEqual({
@@ -49,54 +37,54 @@ describe('GET /api/v1/customer/orders', () => {
       subtotal: 198,
       total: 213,
       created_at: ISO,
-      store: { id: w.owner.store.id, name: w.owner.store.name, logo: w.owner.store.logo },
+      store: { id: t.w.owner.store.id, name: t.w.owner.store.name, logo: t.w.owner.store.logo },
       items: [
-        { product_id: w.pizza.id, product_name: 'Margherita', quantity: 2, base_price: 60, total_price: 186 },
-        { product_id: w.cola.id, product_name: 'Cola', quantity: 1, base_price: 12, total_price: 12 },
+        { product_id: t.w.pizza.id, product_name: 'Margherita', quantity: 2, base_price: 60, total_price: 186 },
+        { product_id: t.w.cola.id, product_name: 'Cola', quantity: 1, base_price: 12, total_price: 12 },
       ],
       payment: null, // none started yet (payments.test.ts covers the payment fields)
     });
-    expect((await server.http.get('/api/v1/customer/orders', { token: other.token })).body.data).toEqual([]);
-    expect((await server.http.get('/api/v1/customer/orders')).status).toBe(401);
+    expect((await t.server.http.get('/api/v1/customer/orders', { token: other.token })).body.data).toEqual([]);
+    expect((await t.server.http.get('/api/v1/customer/orders')).status).toBe(401);
   });
 });
 
 describe('GET /api/v1/customer/orders/{id}', () => {
   it('answers the detail: full store, exact address, timeline, items with options and supplements', async () => {
     const id = await newOrder();
-    const res = await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token });
+    const res = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
     expect(res.status).toBe(200);
     const order = res.body.data;
     expect(order).toMatchObject({ id, status: 'pending_acceptance', total: 213, subtotal: 198, delivery_fee: 15, discount: 0, driver: null });
-    expect(order.store).toMatchObject({ id: w.owner.store.id, name: w.owner.store.name, address: w.owner.store.address, latitude: w.owner.store.latitude });
+    expect(order.store).toMatchObject({ id: t.w.owner.store.id, name: t.w.owner.store.name, address: t.w.owner.store.address, latitude: t.w.owner.store.latitude });
     expect(order.user_address).toEqual({
       label: 'Home',
       line1: '5 Rue Ibnou Sina',
       line2: null,
       city: 'Casablanca',
       latitude: expect.any(Number),
-      longitude: w.owner.store.longitude,
+      longitude: t.w.owner.store.longitude,
       instructions: null,
     });
     expect(order.timeline).toEqual([{ status: 'pending_acceptance', at: ISO }]);
     expect(order.items[0]).toEqual({
-      product_id: w.pizza.id,
+      product_id: t.w.pizza.id,
       product_name: 'Margherita',
       quantity: 2,
       base_price: 60,
       total_price: 186,
       unit_price: 93,
       special_instructions: 'Well done',
-      options: [{ id: w.pizza.sizes[1], name: 'Large', price: 25 }],
-      supplements: [{ id: w.pizza.cheese, name: 'Extra cheese', price: 8 }],
+      options: [{ id: t.w.pizza.sizes[1], name: 'Large', price: 25 }],
+      supplements: [{ id: t.w.pizza.cheese, name: 'Extra cheese', price: 8 }],
     });
   });
 
   it("answers 404 for another customer's order, the same as for a missing one", async () => {
     const id = await newOrder();
-    const other = await registerCustomer(server);
-    const theirs = await server.http.get(`/api/v1/customer/orders/${id}`, { token: other.token });
-    const missing = await server.http.get('/api/v1/customer/orders/999999', { token: other.token });
+    const other = await registerCustomer(t.server);
+    const theirs = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: other.token });
+    const missing = await t.server.http.get('/api/v1/customer/orders/999999', { token: other.token });
     expect(theirs.status).toBe(404);
     expect(theirs.body).toEqual({ message: `No query results for model [Order] ${id}` });
     expect(missing.status).toBe(404);
@@ -113,7 +101,7 @@ describe('POST /api/v1/store/orders/{id}/accept', () => {
 
   it('answers 403 to a caller who does not own the store, 404 for an unknown order, 422 from a wrong status', async () => {
     const id = await newOrder();
-    const stranger = await registerCustomer(server);
+    const stranger = await registerCustomer(t.server);
     const forbidden = await storeStep(id, 'accept', undefined, stranger.token);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ message: 'You do not own the store of this order.' });
@@ -122,15 +110,15 @@ describe('POST /api/v1/store/orders/{id}/accept', () => {
     const again = await storeStep(id, 'accept');
     expect(again.status).toBe(422);
     expect(again.body.errors.status[0]).toMatch(/accepted/);
-    expect((await server.http.post(`/api/v1/store/orders/${id}/accept`)).status).toBe(401);
+    expect((await t.server.http.post(`/api/v1/store/orders/${id}/accept`)).status).toBe(401);
   });
 
   it('assigns the nearest free online driver', async () => {
-    const far = await onlineDriver(server, northOf(near(), 5));
-    const close = await onlineDriver(server, near());
+    const far = await onlineDriver(t.server, northOf(near(), 5));
+    const close = await onlineDriver(t.server, near());
     const id = await newOrder();
     await storeStep(id, 'accept');
-    const detail = await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token });
+    const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
     expect(detail.body.data.driver).toEqual({ id: close.driverId, name: 'Omar Driver', phone: close.user.phone_number, latitude: roundCoordinate(near().lat), longitude: roundCoordinate(near().lng) });
     expect(far.driverId).not.toBe(close.driverId);
   });
@@ -142,7 +130,7 @@ describe('POST /api/v1/store/orders/{id}/reject', () => {
     const res = await storeStep(id, 'reject', { rejection_reason: 'too_busy', rejection_note: 'Kitchen full tonight' });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ order_id: id, status: 'rejected' });
-    const detail = await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token });
+    const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
     expect(detail.body.data).toMatchObject({ status: 'rejected', rejection_reason: 'too_busy', rejection_note: 'Kitchen full tonight' });
   });
 
@@ -158,7 +146,7 @@ describe('POST /api/v1/store/orders/{id}/reject', () => {
 
   it('answers 403 for a stranger, 404 for an unknown order, 422 once accepted', async () => {
     const id = await newOrder();
-    const stranger = await registerCustomer(server);
+    const stranger = await registerCustomer(t.server);
     expect((await storeStep(id, 'reject', { rejection_reason: 'other' }, stranger.token)).status).toBe(403);
     expect((await storeStep(999999, 'reject', { rejection_reason: 'other' })).status).toBe(404);
     await storeStep(id, 'accept');
@@ -180,24 +168,24 @@ describe('POST /api/v1/store/orders/{id}/reject', () => {
 
 describe('the whole journey', () => {
   it('preparing, ready, picked up and delivered, each once, by the right actor, with a timeline', async () => {
-    const driver = await onlineDriver(server, near());
+    const driver = await onlineDriver(t.server, near());
     const id = await newOrder();
     expect((await storeStep(id, 'preparing')).status).toBe(422); // not accepted yet
     expect((await storeStep(id, 'accept')).status).toBe(200);
     expect((await driverStep(id, 'pickup', driver.token)).status).toBe(422); // not ready
     expect((await storeStep(id, 'preparing')).body.data.status).toBe('preparing');
     expect((await storeStep(id, 'ready')).body.data.status).toBe('ready_for_pickup');
-    const stranger = await onlineDriver(server, northOf(near(), 20));
+    const stranger = await onlineDriver(t.server, northOf(near(), 20));
     expect((await driverStep(id, 'pickup', stranger.token)).status).toBe(403);
-    expect((await driverStep(id, 'pickup', w.customer.token)).status).toBe(403);
-    const mine = await server.http.get('/api/v1/driver/orders', { token: driver.token });
+    expect((await driverStep(id, 'pickup', t.w.customer.token)).status).toBe(403);
+    const mine = await t.server.http.get('/api/v1/driver/orders', { token: driver.token });
     expect(mine.body.data.map((o: { id: number }) => o.id)).toEqual([id]);
     expect((await driverStep(id, 'pickup', driver.token)).body.data.status).toBe('picked_up');
     expect((await driverStep(id, 'deliver', driver.token)).body.data.status).toBe('delivered');
     expect((await driverStep(id, 'deliver', driver.token)).status).toBe(422);
 
-    const detail = await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token });
-    expect(detail.body.data.timeline.map((t: { status: string }) => t.status)).toEqual([
+    const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
+    expect(detail.body.data.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
       'accepted',
       'preparing',
@@ -206,10 +194,10 @@ describe('the whole journey', () => {
       'delivered',
       'payment_collected', // no payment was started: cash, collected by the driver
     ]);
-    const times = detail.body.data.timeline.map((t: { at: string }) => Date.parse(t.at));
+    const times = detail.body.data.timeline.map((entry: { at: string }) => Date.parse(entry.at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
-    expect(await sql('select order_count from stores where id = ?', [w.owner.store.id])).toEqual([{ order_count: 1 }]);
-    expect(await sql('select order_count from products where id = ?', [w.pizza.id])).toEqual([{ order_count: 2 }]);
+    expect(await sql('select order_count from stores where id = ?', [t.w.owner.store.id])).toEqual([{ order_count: 1 }]);
+    expect(await sql('select order_count from products where id = ?', [t.w.pizza.id])).toEqual([{ order_count: 2 }]);
   });
 
   it('an order accepted with no driver free is picked up by the first driver to come online nearby; none is picked up without one', async () => {
@@ -219,7 +207,7 @@ describe('the whole journey', () => {
     await storeStep(id, 'ready');
     const [row] = await sql('select driver_id from orders where id = ?', [id]);
     expect(row.driver_id).toBeNull();
-    const driver = await onlineDriver(server, near());
+    const driver = await onlineDriver(t.server, near());
     const [assigned] = await sql('select driver_id from orders where id = ?', [id]);
     expect(assigned.driver_id).toBe(driver.driverId);
     expect((await driverStep(id, 'pickup', driver.token)).status).toBe(200);
@@ -227,13 +215,13 @@ describe('the whole journey', () => {
 
   it('a customer cancels while the store has not answered, not after', async () => {
     const id = await newOrder();
-    const other = await registerCustomer(server);
-    expect((await server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: other.token })).status).toBe(404);
-    const res = await server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: w.customer.token });
+    const other = await registerCustomer(t.server);
+    expect((await t.server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: other.token })).status).toBe(404);
+    const res = await t.server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: t.w.customer.token });
     expect(res.body.data).toEqual({ order_id: id, status: 'cancelled' });
     const later = await newOrder();
     await storeStep(later, 'accept');
-    expect((await server.http.post(`/api/v1/customer/orders/${later}/cancel`, undefined, { token: w.customer.token })).status).toBe(422);
+    expect((await t.server.http.post(`/api/v1/customer/orders/${later}/cancel`, undefined, { token: t.w.customer.token })).status).toBe(422);
   });
 });
 
@@ -242,12 +230,12 @@ describe('orders the store does not answer in time', () => {
     const stale = await newOrder();
     const fresh = await newOrder();
     await sql(`update orders set created_at = now() - interval '11 minutes' where id = ?`, [stale]);
-    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services, silent, 600)).toBe(1);
-    const detail = await server.http.get(`/api/v1/customer/orders/${stale}`, { token: w.customer.token });
+    expect(await expireUnansweredOrders(t.server.db.orm.em.fork(), t.server.app.services, silent, 600)).toBe(1);
+    const detail = await t.server.http.get(`/api/v1/customer/orders/${stale}`, { token: t.w.customer.token });
     expect(detail.body.data).toMatchObject({ status: 'rejected', rejection_reason: 'not_accepted_in_time' });
-    expect(detail.body.data.timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'rejected']);
+    expect(detail.body.data.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'rejected']);
     expect(await sql('select status from orders where id = ?', [fresh])).toEqual([{ status: 'pending_acceptance' }]);
-    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services, silent, 600)).toBe(0);
+    expect(await expireUnansweredOrders(t.server.db.orm.em.fork(), t.server.app.services, silent, 600)).toBe(0);
   });
 });
 
@@ -256,42 +244,42 @@ describe('GET /api/v1/store/orders', () => {
     const a = await newOrder();
     const b = await newOrder();
     await storeStep(a, 'accept');
-    const all = await server.http.get('/api/v1/store/orders', { token: w.owner.token });
+    const all = await t.server.http.get('/api/v1/store/orders', { token: t.w.owner.token });
     expect(all.body.data.map((o: { id: number }) => o.id)).toEqual([b, a]);
-    const pending = await server.http.get('/api/v1/store/orders?status=pending_acceptance', { token: w.owner.token });
+    const pending = await t.server.http.get('/api/v1/store/orders?status=pending_acceptance', { token: t.w.owner.token });
     expect(pending.body.data.map((o: { id: number }) => o.id)).toEqual([b]);
-    expect((await server.http.get('/api/v1/store/orders', { token: w.customer.token })).body.data).toEqual([]);
+    expect((await t.server.http.get('/api/v1/store/orders', { token: t.w.customer.token })).body.data).toEqual([]);
   });
 });
 
 describe('GraphQL: placeOrder, myOrders, myOrder, acceptOrder', () => {
   it('answer the same as REST for the dashboard and apps', async () => {
-    const placed = await server.http.graphql(
+    const placed = await t.server.http.graphql(
       `mutation($input: CheckoutInput!, $key: String) { placeOrder(input: $input, idempotencyKey: $key) { message placed { orderId status total } } }`,
-      { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 3 }] }, key: 'gql-1' },
-      { token: w.customer.token },
+      { input: { storeId: t.w.owner.store.id, addressId: t.w.addressId, items: [{ productId: t.w.cola.id, quantity: 3 }] }, key: 'gql-1' },
+      { token: t.w.customer.token },
     );
     expect(placed.body.errors).toBeUndefined();
     const { orderId } = placed.body.data.placeOrder.placed;
     expect(placed.body.data.placeOrder).toEqual({ message: 'Order placed successfully.', placed: { orderId, status: 'pending_acceptance', total: 51 } });
 
-    const accepted = await server.http.graphql(`mutation($id: Int!) { acceptOrder(id: $id) { order { status } } }`, { id: orderId }, { token: w.owner.token });
+    const accepted = await t.server.http.graphql(`mutation($id: Int!) { acceptOrder(id: $id) { order { status } } }`, { id: orderId }, { token: t.w.owner.token });
     expect(accepted.body.data.acceptOrder.order.status).toBe('accepted');
 
-    const read = await server.http.graphql(
+    const read = await t.server.http.graphql(
       `query($id: Int!) { myOrders { id } myOrder(id: $id) { status total items { productName quantity totalPrice } timeline { status } } }`,
       { id: orderId },
-      { token: w.customer.token },
+      { token: t.w.customer.token },
     );
     expect(read.body.data).toEqual({
       myOrders: [{ id: orderId }],
       myOrder: { status: 'accepted', total: 51, items: [{ productName: 'Cola', quantity: 3, totalPrice: 36 }], timeline: [{ status: 'pending_acceptance' }, { status: 'accepted' }] },
     });
 
-    const invalid = await server.http.graphql(
+    const invalid = await t.server.http.graphql(
       `mutation($input: CheckoutInput!) { placeOrder(input: $input) { placed { orderId } } }`,
-      { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 0 }] } },
-      { token: w.customer.token },
+      { input: { storeId: t.w.owner.store.id, addressId: t.w.addressId, items: [{ productId: t.w.cola.id, quantity: 0 }] } },
+      { token: t.w.customer.token },
     );
     expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION', fields: { 'items.0.quantity': ['quantity must be at least 1'] } });
   });

@@ -3,53 +3,39 @@
  * reject, expiry or cancel; cash collected on delivery; a declined card paid again another way.
  * The order's money adds up at every step.
  */
-import { Factory, northOf } from './helpers/factories';
-import { cart, onlineDriver, orderWorld, OrderWorld, placeOrder, promo } from './helpers/orders';
-import { TestServer } from './helpers/server';
-import { FakeStripe } from './helpers/fake-stripe';
-import { authorizeCard, intentOf, postWebhook, startPayment, useStripeServer } from './helpers/payments';
+import { northOf } from './helpers/factories';
+import { cart, onlineDriver, placeOrder, promo } from './helpers/orders';
+import { authorizeCard, intentOf, postWebhook, startPayment, usePaymentWorld } from './helpers/payments';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
 import { createLogger } from '../src/common/logger';
 
-let server: TestServer;
-let make: Factory;
-let fake: FakeStripe;
-let w: OrderWorld;
-
-useStripeServer((s, f, stripe) => {
-  server = s;
-  make = f;
-  fake = stripe;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
+const t = usePaymentWorld();
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
-const detail = async (id: number) => (await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token })).body.data;
+const detail = async (id: number) => (await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token })).body.data;
 const storeStep = (id: number, step: string, body?: unknown) =>
-  server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: w.owner.token });
+  t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: t.w.owner.token });
 const driverStep = (id: number, step: string, token: string) =>
-  server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
-const near = () => northOf({ lat: w.owner.store.latitude, lng: w.owner.store.longitude }, 0.5);
+  t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const near = () => northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5);
 
-async function newOrder(body = cart(w)): Promise<number> {
-  const res = await placeOrder(server, w, body);
+async function newOrder(body = cart(t.w)): Promise<number> {
+  const res = await placeOrder(t.server, t.w, body);
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   return res.body.data.order_id;
 }
 
 /** A card order, authorised: answers its id and PaymentIntent id. */
-async function authorisedCardOrder(body = cart(w)) {
+async function authorisedCardOrder(body = cart(t.w)) {
   const id = await newOrder(body);
-  const started = await startPayment(server, w, id, 'card');
+  const started = await startPayment(t.server, t.w, id, 'card');
   const intent = intentOf(started.body);
-  await authorizeCard(server, fake, intent);
+  await authorizeCard(t.server, t.fake, intent);
   return { id, intent };
 }
 
 async function deliver(id: number) {
-  const driver = await onlineDriver(server, near());
+  const driver = await onlineDriver(t.server, near());
   for (const step of ['accept', 'preparing', 'ready']) expect((await storeStep(id, step)).status).toBe(200);
   expect((await driverStep(id, 'pickup', driver.token)).status).toBe(200);
   return driverStep(id, 'deliver', driver.token);
@@ -57,8 +43,8 @@ async function deliver(id: number) {
 
 describe('card journeys', () => {
   it('paid -> accepted -> ... -> delivered -> captured, and the money adds up at every step', async () => {
-    await promo(server, { code: 'SAVE20', discountType: 'fixed', amountOffCents: 2000 });
-    const { id, intent } = await authorisedCardOrder(cart(w, { code_promo: 'SAVE20' }));
+    await promo(t.server, { code: 'SAVE20', discountType: 'fixed', amountOffCents: 2000 });
+    const { id, intent } = await authorisedCardOrder(cart(t.w, { code_promo: 'SAVE20' }));
     // 2 × (60 + 25 large + 8 cheese) + 12 cola = 198; + 15 delivery - 20 promo = 193.
     const placed = await detail(id);
     const lines = placed.items.map(
@@ -67,7 +53,7 @@ describe('card journeys', () => {
     expect(lines).toEqual([186, 12]);
     expect(placed).toMatchObject({ subtotal: 198, delivery_fee: 15, discount: 20, total: 193 });
     expect(placed.payment).toMatchObject({ status: 'authorized', amount: 193, captured_amount: 0 });
-    expect(fake.intents.get(intent)).toMatchObject({
+    expect(t.fake.intents.get(intent)).toMatchObject({
       amount: 19300,
       currency: 'mad',
       capture_method: 'manual',
@@ -75,7 +61,7 @@ describe('card journeys', () => {
     });
 
     expect((await deliver(id)).status).toBe(200);
-    const captures = fake.calls('POST', /\/capture$/);
+    const captures = t.fake.calls('POST', /\/capture$/);
     expect(captures).toHaveLength(1);
     expect(captures[0]).toMatchObject({
       path: `/v1/payment_intents/${intent}/capture`,
@@ -88,7 +74,7 @@ describe('card journeys', () => {
       total: 193,
       payment: { status: 'captured', amount: 193, captured_amount: 193 },
     });
-    expect(delivered.timeline.map((t: { status: string }) => t.status)).toEqual([
+    expect(delivered.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
       'payment_authorized',
       'accepted',
@@ -99,7 +85,7 @@ describe('card journeys', () => {
       'payment_captured',
     ]);
     // Stripe's own news of the capture changes nothing more.
-    const succeeded = await postWebhook(server, fake.event('payment_intent.succeeded', fake.intents.get(intent)!));
+    const succeeded = await postWebhook(t.server, t.fake.event('payment_intent.succeeded', t.fake.intents.get(intent)!));
     expect(succeeded.body).toEqual({ received: true, outcome: 'ignored' });
     expect((await detail(id)).timeline).toHaveLength(8);
   });
@@ -107,24 +93,24 @@ describe('card journeys', () => {
   it('rejected by the store -> the authorisation is released', async () => {
     const { id, intent } = await authorisedCardOrder();
     expect((await storeStep(id, 'reject', { rejection_reason: 'too_busy' })).status).toBe(200);
-    expect(fake.calls('POST', /\/cancel$/).map((c) => c.path)).toEqual([`/v1/payment_intents/${intent}/cancel`]);
-    expect(fake.intents.get(intent)!.status).toBe('canceled');
+    expect(t.fake.calls('POST', /\/cancel$/).map((c) => c.path)).toEqual([`/v1/payment_intents/${intent}/cancel`]);
+    expect(t.fake.intents.get(intent)!.status).toBe('canceled');
     const order = await detail(id);
     expect(order.payment).toMatchObject({ status: 'released', captured_amount: 0 });
-    expect(order.timeline.map((t: { status: string }) => t.status)).toEqual([
+    expect(order.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
       'payment_authorized',
       'rejected',
       'payment_released',
     ]);
-    expect(fake.calls('POST', /\/capture$/)).toHaveLength(0);
+    expect(t.fake.calls('POST', /\/capture$/)).toHaveLength(0);
   });
 
   it('not answered in time (auto-reject) -> released', async () => {
     const { id, intent } = await authorisedCardOrder();
-    await server.db.orm.em.fork().execute(`update orders set created_at = now() - interval '11 minutes' where id = ?`, [id]);
-    expect(await expireUnansweredOrders(server.db.orm.em.fork(), server.app.services, createLogger('silent'), 600)).toBe(1);
-    expect(fake.intents.get(intent)!.status).toBe('canceled');
+    await t.server.db.orm.em.fork().execute(`update orders set created_at = now() - interval '11 minutes' where id = ?`, [id]);
+    expect(await expireUnansweredOrders(t.server.db.orm.em.fork(), t.server.app.services, createLogger('silent'), 600)).toBe(1);
+    expect(t.fake.intents.get(intent)!.status).toBe('canceled');
     expect(await detail(id)).toMatchObject({
       status: 'rejected',
       rejection_reason: 'not_accepted_in_time',
@@ -134,51 +120,51 @@ describe('card journeys', () => {
 
   it('cancelled by the customer before the store answered -> released', async () => {
     const { id, intent } = await authorisedCardOrder();
-    expect((await server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: w.customer.token })).status).toBe(200);
-    expect(fake.intents.get(intent)!.status).toBe('canceled');
+    expect((await t.server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: t.w.customer.token })).status).toBe(200);
+    expect(t.fake.intents.get(intent)!.status).toBe('canceled');
     expect((await detail(id)).payment.status).toBe('released');
   });
 
   it('the store cannot accept a card order before its authorisation; the deadline still applies', async () => {
     const id = await newOrder();
-    const started = await startPayment(server, w, id, 'card');
+    const started = await startPayment(t.server, t.w, id, 'card');
     const early = await storeStep(id, 'accept');
     expect(early.status).toBe(422);
     expect(early.body.errors).toEqual({
       payment: ['The card payment is pending; the order waits for its authorisation (or another method).'],
     });
     expect((await detail(id)).status).toBe('pending_acceptance');
-    await authorizeCard(server, fake, intentOf(started.body));
+    await authorizeCard(t.server, t.fake, intentOf(started.body));
     expect((await storeStep(id, 'accept')).status).toBe(200);
   });
 
   it('declined card -> the order can be paid again with another method', async () => {
     const id = await newOrder();
-    const started = await startPayment(server, w, id, 'card');
+    const started = await startPayment(t.server, t.w, id, 'card');
     const intent = intentOf(started.body);
-    const declined = await postWebhook(server, fake.event('payment_intent.payment_failed', fake.confirm(intent, 'declined')));
+    const declined = await postWebhook(t.server, t.fake.event('payment_intent.payment_failed', t.fake.confirm(intent, 'declined')));
     expect(declined.body).toEqual({ received: true, outcome: 'applied' });
     const failed = await detail(id);
     expect(failed.payment).toMatchObject({ status: 'failed', method: { code: 'card' } });
-    expect(failed.timeline.map((t: { status: string }) => t.status)).toEqual(['pending_acceptance', 'payment_failed']);
+    expect(failed.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'payment_failed']);
     expect((await storeStep(id, 'accept')).status).toBe(422);
 
-    const cash = await startPayment(server, w, id, 'cash');
+    const cash = await startPayment(t.server, t.w, id, 'cash');
     expect(cash.status).toBe(201);
-    expect(fake.intents.get(intent)!.status).toBe('canceled'); // the declined intent cannot be confirmed later
+    expect(t.fake.intents.get(intent)!.status).toBe('canceled'); // the declined intent cannot be confirmed later
     expect((await deliver(id)).status).toBe(200);
     expect((await detail(id)).payment).toMatchObject({ status: 'collected', method: { code: 'cash' }, captured_amount: 213 });
   });
 
   it('a declined card may be tried again with a new card intent', async () => {
     const id = await newOrder();
-    const first = intentOf((await startPayment(server, w, id, 'card')).body);
-    await postWebhook(server, fake.event('payment_intent.payment_failed', fake.confirm(first, 'declined')));
-    const again = await startPayment(server, w, id, 'card');
+    const first = intentOf((await startPayment(t.server, t.w, id, 'card')).body);
+    await postWebhook(t.server, t.fake.event('payment_intent.payment_failed', t.fake.confirm(first, 'declined')));
+    const again = await startPayment(t.server, t.w, id, 'card');
     expect(again.status).toBe(201);
     const second = intentOf(again.body);
     expect(second).not.toBe(first);
-    await authorizeCard(server, fake, second);
+    await authorizeCard(t.server, t.fake, second);
     expect((await detail(id)).payment).toMatchObject({ status: 'authorized', id: again.body.data.payment_id });
   });
 });
@@ -186,12 +172,12 @@ describe('card journeys', () => {
 describe('cash journey', () => {
   it('cash chosen -> accepted without authorisation -> delivered -> collected', async () => {
     const id = await newOrder();
-    await startPayment(server, w, id, 'cash');
+    await startPayment(t.server, t.w, id, 'cash');
     expect((await deliver(id)).status).toBe(200);
     const order = await detail(id);
     expect(order.payment).toMatchObject({ status: 'collected', amount: 213, captured_amount: 213, method: { code: 'cash' } });
     expect(order.timeline.at(-1)).toEqual({ status: 'payment_collected', at: ISO });
-    expect(fake.requests).toHaveLength(0);
+    expect(t.fake.requests).toHaveLength(0);
   });
 
   it('an order delivered without a payment started is recorded as cash collected', async () => {
@@ -203,29 +189,29 @@ describe('cash journey', () => {
 
   it('a rejected cash order is cancelled, with no provider call', async () => {
     const id = await newOrder();
-    await startPayment(server, w, id, 'cash');
+    await startPayment(t.server, t.w, id, 'cash');
     await storeStep(id, 'reject', { rejection_reason: 'too_busy' });
     expect((await detail(id)).payment.status).toBe('cancelled');
-    expect(fake.requests).toHaveLength(0);
+    expect(t.fake.requests).toHaveLength(0);
   });
 });
 
 describe('capture problems', () => {
   it('a capture Stripe could not answer is retried by the reconciliation job', async () => {
     const { id, intent } = await authorisedCardOrder();
-    fake.nextCapture(500);
+    t.fake.nextCapture(500);
     expect((await deliver(id)).status).toBe(200); // the food arrived: the delivery stands
     expect((await detail(id)).payment.status).toBe('authorized');
     const { reconcilePayments } = await import('../src/modules/payments/payment-reconcile.service');
-    const done = await reconcilePayments(server.db.orm.em.fork(), { ...server.app.services, logger: createLogger('silent') }, 900);
+    const done = await reconcilePayments(t.server.db.orm.em.fork(), { ...t.server.app.services, logger: createLogger('silent') }, 900);
     expect(done.settled).toBe(1);
-    expect(fake.intents.get(intent)!.status).toBe('succeeded');
+    expect(t.fake.intents.get(intent)!.status).toBe('succeeded');
     expect((await detail(id)).payment).toMatchObject({ status: 'captured', captured_amount: 213 });
   });
 
   it('an authorisation that ran out at the bank ends as capture_failed, for an operator', async () => {
     const { id, intent } = await authorisedCardOrder();
-    fake.expire(intent);
+    t.fake.expire(intent);
     expect((await deliver(id)).status).toBe(200);
     const order = await detail(id);
     expect(order).toMatchObject({ status: 'delivered', payment: { status: 'capture_failed', captured_amount: 0 } });

@@ -3,50 +3,36 @@
  * order; bad signatures and wrong amounts change nothing; reconciliation covers lost webhooks;
  * payment events reach the live order stream in the order's sequence.
  */
-import { Factory } from './helpers/factories';
-import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
-import { TestServer } from './helpers/server';
+import { placeOrder } from './helpers/orders';
 import { FakeStripe } from './helpers/fake-stripe';
-import { intentOf, postWebhook, startPayment, useStripeServer } from './helpers/payments';
+import { intentOf, postWebhook, startPayment, usePaymentWorld } from './helpers/payments';
 import { subscribe, wsClient } from './helpers/ws';
 import { reconcilePayments } from '../src/modules/payments/payment-reconcile.service';
 import { createLogger } from '../src/common/logger';
 
-let server: TestServer;
-let make: Factory;
-let fake: FakeStripe;
-let w: OrderWorld;
+const t = usePaymentWorld();
 
-useStripeServer((s, f, stripe) => {
-  server = s;
-  make = f;
-  fake = stripe;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
-
-const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
-const detail = async (id: number) => (await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token })).body.data;
-const statuses = async (id: number) => (await detail(id)).timeline.map((t: { status: string }) => t.status);
-const reconcile = () => reconcilePayments(server.db.orm.em.fork(), { ...server.app.services, logger: createLogger('silent') }, 900);
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
+const detail = async (id: number) => (await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token })).body.data;
+const statuses = async (id: number) => (await detail(id)).timeline.map((entry: { status: string }) => entry.status);
+const reconcile = () => reconcilePayments(t.server.db.orm.em.fork(), { ...t.server.app.services, logger: createLogger('silent') }, 900);
 
 /** A placed card order with its intent created (not yet confirmed). */
 async function cardOrder() {
-  const placed = await placeOrder(server, w);
+  const placed = await placeOrder(t.server, t.w);
   const id = placed.body.data.order_id as number;
-  const started = await startPayment(server, w, id, 'card');
+  const started = await startPayment(t.server, t.w, id, 'card');
   return { id, intent: intentOf(started.body), paymentId: started.body.data.payment_id as number };
 }
 
 describe('POST /api/v1/payments/webhooks/stripe', () => {
   it('applies a validly signed authorisation once; a replay is a duplicate that changes nothing', async () => {
     const { id, intent } = await cardOrder();
-    const event = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
-    const first = await postWebhook(server, event);
+    const event = t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized'));
+    const first = await postWebhook(t.server, event);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ received: true, outcome: 'applied' });
-    const replay = await postWebhook(server, event);
+    const replay = await postWebhook(t.server, event);
     expect(replay.body).toEqual({ received: true, outcome: 'duplicate' });
     expect((await detail(id)).payment.status).toBe('authorized');
     expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
@@ -57,11 +43,11 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
 
   it('answers 400 to a bad signature, a wrong secret, a stale timestamp or no signature, and changes nothing', async () => {
     const { id, intent } = await cardOrder();
-    const event = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
-    const tampered = await postWebhook(server, event, { signature: FakeStripe.sign(JSON.stringify({ ...event, id: 'evt_other' })) });
-    const wrongSecret = await postWebhook(server, event, { secret: 'whsec_not_ours' });
-    const stale = await postWebhook(server, event, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
-    const none = await server.http.request('POST', '/api/v1/payments/webhooks/stripe', undefined, { raw: JSON.stringify(event) });
+    const event = t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized'));
+    const tampered = await postWebhook(t.server, event, { signature: FakeStripe.sign(JSON.stringify({ ...event, id: 'evt_other' })) });
+    const wrongSecret = await postWebhook(t.server, event, { secret: 'whsec_not_ours' });
+    const stale = await postWebhook(t.server, event, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const none = await t.server.http.request('POST', '/api/v1/payments/webhooks/stripe', undefined, { raw: JSON.stringify(event) });
     for (const res of [tampered, wrongSecret, stale, none]) {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'The webhook signature is not valid.' });
@@ -69,19 +55,19 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     expect((await detail(id)).payment.status).toBe('pending');
     expect(await sql(`select count(*)::int as n from payment_webhook_events`)).toEqual([{ n: 0 }]);
     // The same event properly signed still applies: nothing was burnt by the refusals.
-    expect((await postWebhook(server, event)).body.outcome).toBe('applied');
+    expect((await postWebhook(t.server, event)).body.outcome).toBe('applied');
   });
 
   it('answers 404 for a provider that takes no webhooks', async () => {
-    expect((await server.http.request('POST', '/api/v1/payments/webhooks/cash', undefined, { raw: '{}' })).status).toBe(404);
-    expect((await server.http.request('POST', '/api/v1/payments/webhooks/paypal', undefined, { raw: '{}' })).status).toBe(404);
+    expect((await t.server.http.request('POST', '/api/v1/payments/webhooks/cash', undefined, { raw: '{}' })).status).toBe(404);
+    expect((await t.server.http.request('POST', '/api/v1/payments/webhooks/paypal', undefined, { raw: '{}' })).status).toBe(404);
   });
 
   it('refuses (and records) an event whose amount or currency is not the order’s', async () => {
     const { id, intent } = await cardOrder();
-    const authorised = fake.confirm(intent, 'authorized');
-    const amount = await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { ...authorised, amount: 100 }));
-    const currency = await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', { ...authorised, currency: 'eur' }));
+    const authorised = t.fake.confirm(intent, 'authorized');
+    const amount = await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', { ...authorised, amount: 100 }));
+    const currency = await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', { ...authorised, currency: 'eur' }));
     expect(amount.body).toEqual({ received: true, outcome: 'refused' });
     expect(currency.body).toEqual({ received: true, outcome: 'refused' });
     expect((await detail(id)).payment.status).toBe('pending');
@@ -90,19 +76,19 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
 
   it('leaves the furthest state whatever the order of arrival', async () => {
     const { id, intent } = await cardOrder();
-    const declined = fake.event('payment_intent.payment_failed', fake.confirm(intent, 'declined'));
-    const action = fake.event('payment_intent.requires_action', fake.confirm(intent, 'requires_action'));
-    const authorised = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
+    const declined = t.fake.event('payment_intent.payment_failed', t.fake.confirm(intent, 'declined'));
+    const action = t.fake.event('payment_intent.requires_action', t.fake.confirm(intent, 'requires_action'));
+    const authorised = t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized'));
     // Stripe sent declined, then 3-D Secure, then authorised; they arrive backwards.
-    for (const event of [authorised, action, declined]) expect((await postWebhook(server, event)).status).toBe(200);
+    for (const event of [authorised, action, declined]) expect((await postWebhook(t.server, event)).status).toBe(200);
     expect((await detail(id)).payment.status).toBe('authorized');
     expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
   });
 
   it('ignores events of payments that are not ours', async () => {
     const res = await postWebhook(
-      server,
-      fake.event('payment_intent.amount_capturable_updated', {
+      t.server,
+      t.fake.event('payment_intent.amount_capturable_updated', {
         id: 'pi_unknown',
         object: 'payment_intent',
         amount: 100,
@@ -112,26 +98,26 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       }),
     );
     expect(res.body).toEqual({ received: true, outcome: 'ignored' });
-    expect((await postWebhook(server, fake.event('customer.created', { id: 'cus_1', object: 'customer' }))).body.outcome).toBe('ignored');
+    expect((await postWebhook(t.server, t.fake.event('customer.created', { id: 'cus_1', object: 'customer' }))).body.outcome).toBe('ignored');
   });
 
   it('a webhook racing the reject ends consistent: rejected, and the hold released', async () => {
     for (let round = 0; round < 4; round++) {
       const { id, intent } = await cardOrder();
-      const event = fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized'));
+      const event = t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized'));
       const [, reject] = await Promise.all([
-        postWebhook(server, event),
-        server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token }),
+        postWebhook(t.server, event),
+        t.server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: t.w.owner.token }),
       ]);
       expect(reject.status).toBe(200);
       const order = await detail(id);
       expect(order.status).toBe('rejected');
       expect(['released', 'cancelled']).toContain(order.payment.status);
-      expect(fake.intents.get(intent)!.status).toBe('canceled');
+      expect(t.fake.intents.get(intent)!.status).toBe('canceled');
       // A late replay of the authorisation cannot bring it back.
       await postWebhook(
-        server,
-        fake.event('payment_intent.amount_capturable_updated', { ...fake.intents.get(intent)!, status: 'requires_capture' }),
+        t.server,
+        t.fake.event('payment_intent.amount_capturable_updated', { ...t.fake.intents.get(intent)!, status: 'requires_capture' }),
       );
       expect(['released', 'cancelled']).toContain((await detail(id)).payment.status);
       expect(await sql(`select count(*)::int as n from payments where status in ('pending', 'requires_action', 'authorized')`)).toEqual([
@@ -142,7 +128,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
 
   it('records a partial refund by an operator, then the rest', async () => {
     const { id, intent } = await cardOrder();
-    await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized')));
+    await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized')));
     await sql(`update payments set status = 'captured', amount_captured_cents = 21300`);
     const charge = {
       id: 'ch_1',
@@ -153,9 +139,9 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       currency: 'mad',
       metadata: {},
     };
-    expect((await postWebhook(server, fake.event('charge.refunded', { ...charge, amount_refunded: 5000 }))).body.outcome).toBe('applied');
+    expect((await postWebhook(t.server, t.fake.event('charge.refunded', { ...charge, amount_refunded: 5000 }))).body.outcome).toBe('applied');
     expect((await detail(id)).payment).toMatchObject({ status: 'partially_refunded', refunded_amount: 50 });
-    expect((await postWebhook(server, fake.event('charge.refunded', { ...charge, amount_refunded: 21300 }))).body.outcome).toBe('applied');
+    expect((await postWebhook(t.server, t.fake.event('charge.refunded', { ...charge, amount_refunded: 21300 }))).body.outcome).toBe('applied');
     expect((await detail(id)).payment).toMatchObject({ status: 'refunded', refunded_amount: 213 });
     expect((await statuses(id)).slice(-2)).toEqual(['payment_partially_refunded', 'payment_refunded']);
   });
@@ -164,23 +150,23 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
 describe('reconciliation', () => {
   it('asks Stripe about a payment whose webhook never came', async () => {
     const { id, intent } = await cardOrder();
-    fake.confirm(intent, 'authorized'); // the customer confirmed; the webhook is lost
+    t.fake.confirm(intent, 'authorized'); // the customer confirmed; the webhook is lost
     expect(await reconcile()).toEqual({ settled: 0, checked: 0 }); // not stale yet
     await sql(`update payments set updated_at = now() - interval '20 minutes'`);
     expect(await reconcile()).toEqual({ settled: 0, checked: 1 });
     expect((await detail(id)).payment.status).toBe('authorized');
-    expect(fake.calls('GET', new RegExp(`/${intent}$`))).toHaveLength(1);
+    expect(t.fake.calls('GET', new RegExp(`/${intent}$`))).toHaveLength(1);
   });
 
   it('finds the intent whose creation answer was lost, and drops it once the order ended', async () => {
-    const placed = await placeOrder(server, w);
+    const placed = await placeOrder(t.server, t.w);
     const id = placed.body.data.order_id;
-    fake.nextCreate('timeout');
-    expect((await startPayment(server, w, id, 'card')).status).toBe(500);
-    await server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
-    const [intent] = [...fake.intents.values()];
+    t.fake.nextCreate('timeout');
+    expect((await startPayment(t.server, t.w, id, 'card')).status).toBe(500);
+    await t.server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: t.w.owner.token });
+    const [intent] = [...t.fake.intents.values()];
     expect(intent.status).toBe('canceled'); // the release found it with the same idempotency key
-    expect(fake.intents.size).toBe(1);
+    expect(t.fake.intents.size).toBe(1);
     expect((await detail(id)).payment.status).toBe('released');
   });
 });
@@ -188,7 +174,7 @@ describe('reconciliation', () => {
 describe('orderUpdates', () => {
   it('streams payment events in the order’s sequence', async () => {
     const { id, intent } = await cardOrder();
-    const client = wsClient(server.wsUrl, w.customer.token);
+    const client = wsClient(t.server.wsUrl, t.w.customer.token);
     try {
       const sub = subscribe<{ seq: number; type: string; status: string; paymentStatus: string | null }>(
         client,
@@ -196,8 +182,8 @@ describe('orderUpdates', () => {
         { id },
       );
       await sub.waitFor(1);
-      await postWebhook(server, fake.event('payment_intent.amount_capturable_updated', fake.confirm(intent, 'authorized')));
-      await server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
+      await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized')));
+      await t.server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: t.w.owner.token });
       await sub.completed;
       expect(sub.events).toEqual([
         { seq: 1, type: 'status', status: 'pending_acceptance', paymentStatus: null },
@@ -205,7 +191,7 @@ describe('orderUpdates', () => {
         { seq: 3, type: 'status', status: 'rejected', paymentStatus: null },
       ]);
       const timeline = (await detail(id)).timeline;
-      expect(timeline.map((t: { status: string }) => t.status)).toEqual([
+      expect(timeline.map((entry: { status: string }) => entry.status)).toEqual([
         'pending_acceptance',
         'payment_authorized',
         'rejected',

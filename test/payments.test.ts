@@ -1,38 +1,25 @@
 /** Spec §4.4: payment methods and start payment over REST, against the real SDK and a fake Stripe. */
 import { Factory } from './helpers/factories';
-import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
+import { orderWorld, placeOrder } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
-import { TestServer, startTestServer } from './helpers/server';
-import { FakeStripe } from './helpers/fake-stripe';
-import { authorizeCard, intentOf, METHOD, startPayment, useStripeServer } from './helpers/payments';
+import { startTestServer } from './helpers/server';
+import { authorizeCard, intentOf, METHOD, startPayment, usePaymentWorld } from './helpers/payments';
 
-let server: TestServer;
-let make: Factory;
-let fake: FakeStripe;
-let w: OrderWorld;
-
-useStripeServer((s, f, stripe) => {
-  server = s;
-  make = f;
-  fake = stripe;
-});
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
+const t = usePaymentWorld();
 
 async function newOrder(): Promise<number> {
-  const res = await placeOrder(server, w);
+  const res = await placeOrder(t.server, t.w);
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   return res.body.data.order_id;
 }
 
-const detail = async (id: number) => (await server.http.get(`/api/v1/customer/orders/${id}`, { token: w.customer.token })).body.data;
-const sql = (query: string, params: unknown[] = []) => server.db.orm.em.fork().execute(query, params);
-const creations = () => fake.calls('POST', /^\/v1\/payment_intents$/);
+const detail = async (id: number) => (await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token })).body.data;
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
+const creations = () => t.fake.calls('POST', /^\/v1\/payment_intents$/);
 
 describe('GET /api/v1/payment-methods', () => {
   it('lists the active methods in display order, card first when Stripe is configured', async () => {
-    const res = await server.http.get('/api/v1/payment-methods');
+    const res = await t.server.http.get('/api/v1/payment-methods');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
@@ -46,9 +33,9 @@ describe('GET /api/v1/payment-methods', () => {
   it('leaves out an inactive method, and starting a payment with it is 422', async () => {
     await sql(`update payment_methods set is_active = false where code = 'cash'`);
     try {
-      const res = await server.http.get('/api/v1/payment-methods');
+      const res = await t.server.http.get('/api/v1/payment-methods');
       expect(res.body.data.map((m: { code: string }) => m.code)).toEqual(['card']);
-      const start = await startPayment(server, w, await newOrder(), 'cash');
+      const start = await startPayment(t.server, t.w, await newOrder(), 'cash');
       expect(start.status).toBe(422);
       expect(start.body.errors).toEqual({ payment_method_id: ['The selected payment method is not available.'] });
     } finally {
@@ -75,7 +62,7 @@ describe('GET /api/v1/payment-methods', () => {
 describe('POST /api/v1/payments', () => {
   it('starts a card payment: one manual-capture PaymentIntent for the server total, and what the SDK needs', async () => {
     const id = await newOrder();
-    const res = await startPayment(server, w, id, 'card');
+    const res = await startPayment(t.server, t.w, id, 'card');
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       success: true,
@@ -115,13 +102,13 @@ describe('POST /api/v1/payments', () => {
       refunded_amount: 0,
       currency: 'MAD',
     });
-    const list = await server.http.get('/api/v1/customer/orders', { token: w.customer.token });
+    const list = await t.server.http.get('/api/v1/customer/orders', { token: t.w.customer.token });
     expect(list.body.data[0].payment).toMatchObject({ status: 'pending', amount: 213, method: { code: 'card' } });
   });
 
   it('tells the app when the card needs 3-D Secure', async () => {
-    fake.nextCreate('requires_action');
-    const res = await startPayment(server, w, await newOrder(), 'card');
+    t.fake.nextCreate('requires_action');
+    const res = await startPayment(t.server, t.w, await newOrder(), 'card');
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
       status: 'requires_action',
@@ -133,7 +120,7 @@ describe('POST /api/v1/payments', () => {
 
   it('records cash with nothing more to do', async () => {
     const id = await newOrder();
-    const res = await startPayment(server, w, id, 'cash');
+    const res = await startPayment(t.server, t.w, id, 'cash');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       message: 'Payment recorded.',
@@ -144,16 +131,16 @@ describe('POST /api/v1/payments', () => {
 
   it("answers 404 for another customer's order or a missing one, 401 without a token, 422 for a malformed body", async () => {
     const id = await newOrder();
-    const other = await registerCustomer(server);
-    const theirs = await server.http.post('/api/v1/payments', { order_id: id, payment_method_id: METHOD.card }, { token: other.token });
+    const other = await registerCustomer(t.server);
+    const theirs = await t.server.http.post('/api/v1/payments', { order_id: id, payment_method_id: METHOD.card }, { token: other.token });
     expect(theirs.status).toBe(404);
     expect(theirs.body).toEqual({ message: `No query results for model [Order] ${id}` });
-    expect((await startPayment(server, w, 999999, 'card')).status).toBe(404);
-    expect((await server.http.post('/api/v1/payments', { order_id: id, payment_method_id: 1 })).status).toBe(401);
-    const empty = await server.http.post('/api/v1/payments', {}, { token: w.customer.token });
+    expect((await startPayment(t.server, t.w, 999999, 'card')).status).toBe(404);
+    expect((await t.server.http.post('/api/v1/payments', { order_id: id, payment_method_id: 1 })).status).toBe(401);
+    const empty = await t.server.http.post('/api/v1/payments', {}, { token: t.w.customer.token });
     expect(empty.status).toBe(422);
     expect(Object.keys(empty.body.errors).sort()).toEqual(['order_id', 'payment_method_id']);
-    expect((await startPayment(server, w, id, 999)).body.errors).toEqual({
+    expect((await startPayment(t.server, t.w, id, 999)).body.errors).toEqual({
       payment_method_id: ['The selected payment method is not available.'],
     });
     expect(creations()).toHaveLength(0);
@@ -161,31 +148,31 @@ describe('POST /api/v1/payments', () => {
 
   it('answers 422 for an order that cannot be paid: already paid, rejected, cancelled', async () => {
     const paid = await newOrder();
-    const first = await startPayment(server, w, paid, 'card');
-    await authorizeCard(server, fake, intentOf(first.body));
-    const again = await startPayment(server, w, paid, 'cash');
+    const first = await startPayment(t.server, t.w, paid, 'card');
+    await authorizeCard(t.server, t.fake, intentOf(first.body));
+    const again = await startPayment(t.server, t.w, paid, 'cash');
     expect(again.status).toBe(422);
     expect(again.body.errors).toEqual({ order_id: ['The order is already paid.'] });
 
     const rejected = await newOrder();
-    await server.http.post(`/api/v1/store/orders/${rejected}/reject`, { rejection_reason: 'too_busy' }, { token: w.owner.token });
-    expect((await startPayment(server, w, rejected, 'card')).body.errors).toEqual({
+    await t.server.http.post(`/api/v1/store/orders/${rejected}/reject`, { rejection_reason: 'too_busy' }, { token: t.w.owner.token });
+    expect((await startPayment(t.server, t.w, rejected, 'card')).body.errors).toEqual({
       order_id: ['The order is rejected and cannot be paid any more.'],
     });
     const cancelled = await newOrder();
-    await server.http.post(`/api/v1/customer/orders/${cancelled}/cancel`, undefined, { token: w.customer.token });
-    expect((await startPayment(server, w, cancelled, 'cash')).status).toBe(422);
+    await t.server.http.post(`/api/v1/customer/orders/${cancelled}/cancel`, undefined, { token: t.w.customer.token });
+    expect((await startPayment(t.server, t.w, cancelled, 'cash')).status).toBe(422);
     expect(creations()).toHaveLength(1);
   });
 
   it('answers the first result to a retry with the same Idempotency-Key; another body with it is 422', async () => {
     const id = await newOrder();
     const headers = { 'Idempotency-Key': 'pay-1' };
-    const first = await startPayment(server, w, id, 'card', headers);
-    const retry = await startPayment(server, w, id, 'card', headers);
+    const first = await startPayment(t.server, t.w, id, 'card', headers);
+    const retry = await startPayment(t.server, t.w, id, 'card', headers);
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
-    const other = await startPayment(server, w, id, 'cash', headers);
+    const other = await startPayment(t.server, t.w, id, 'cash', headers);
     expect(other.status).toBe(422);
     expect(other.body.errors).toEqual({ idempotency_key: ['This Idempotency-Key was used for a different request.'] });
     expect(creations()).toHaveLength(1);
@@ -194,7 +181,7 @@ describe('POST /api/v1/payments', () => {
   it('refuses an Idempotency-Key that cannot be a key (over 255 characters, not visible ASCII) with 422 and starts nothing', async () => {
     const id = await newOrder();
     for (const key of ['k'.repeat(256), 'two words']) {
-      const res = await startPayment(server, w, id, 'card', { 'Idempotency-Key': key });
+      const res = await startPayment(t.server, t.w, id, 'card', { 'Idempotency-Key': key });
       expect([key, res.status, Object.keys(res.body.errors ?? {})]).toEqual([key, 422, ['idempotency_key']]);
     }
     expect(creations()).toHaveLength(0);
@@ -202,67 +189,67 @@ describe('POST /api/v1/payments', () => {
 
   it('makes one intent for two concurrent starts of one order', async () => {
     const id = await newOrder();
-    const answers = await Promise.all([1, 2, 3].map(() => startPayment(server, w, id, 'card')));
+    const answers = await Promise.all([1, 2, 3].map(() => startPayment(t.server, t.w, id, 'card')));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
     expect(new Set(answers.map((a) => a.body.data.payment_id)).size).toBe(1);
     expect(new Set(answers.map((a) => a.body.data.client_secret)).size).toBe(1);
-    expect(fake.intents.size).toBe(1);
+    expect(t.fake.intents.size).toBe(1);
     expect(await sql(`select count(*)::int as n from payments`)).toEqual([{ n: 1 }]);
   });
 
   it('answers 500 when Stripe fails, and a retry finds the one intent (also after a timeout)', async () => {
     const id = await newOrder();
-    fake.nextCreate(500);
-    const failed = await startPayment(server, w, id, 'card');
+    t.fake.nextCreate(500);
+    const failed = await startPayment(t.server, t.w, id, 'card');
     expect(failed.status).toBe(500);
     expect(failed.body).toEqual({ message: 'The payment provider did not answer. Please try again.' });
-    expect(fake.intents.size).toBe(0);
+    expect(t.fake.intents.size).toBe(0);
 
-    fake.nextCreate('timeout');
-    const timedOut = await startPayment(server, w, id, 'card');
+    t.fake.nextCreate('timeout');
+    const timedOut = await startPayment(t.server, t.w, id, 'card');
     expect(timedOut.status).toBe(500);
-    expect(fake.intents.size).toBe(1); // Stripe made it; the answer was lost
+    expect(t.fake.intents.size).toBe(1); // Stripe made it; the answer was lost
 
-    const retry = await startPayment(server, w, id, 'card');
+    const retry = await startPayment(t.server, t.w, id, 'card');
     expect(retry.status).toBe(201);
-    expect(intentOf(retry.body)).toBe([...fake.intents.keys()][0]);
-    expect(fake.intents.size).toBe(1);
+    expect(intentOf(retry.body)).toBe([...t.fake.intents.keys()][0]);
+    expect(t.fake.intents.size).toBe(1);
     expect(new Set(creations().map((c) => c.idempotencyKey))).toEqual(new Set(['authorize-payment-1']));
   });
 
   it('switching from a waiting card to cash drops the card intent', async () => {
     const id = await newOrder();
-    const card = await startPayment(server, w, id, 'card');
-    const cash = await startPayment(server, w, id, 'cash');
+    const card = await startPayment(t.server, t.w, id, 'card');
+    const cash = await startPayment(t.server, t.w, id, 'cash');
     expect(cash.status).toBe(201);
     expect(cash.body.data.payment_id).not.toBe(card.body.data.payment_id);
-    expect(fake.intents.get(intentOf(card.body))!.status).toBe('canceled');
+    expect(t.fake.intents.get(intentOf(card.body))!.status).toBe('canceled');
     expect((await detail(id)).payment).toMatchObject({ status: 'pending', method: { code: 'cash' } });
   });
 });
 
 describe('GraphQL', () => {
   it('paymentMethods, startPayment and the order payment answer the same as REST', async () => {
-    const methods = await server.http.graphql(`{ paymentMethods { id code kind } }`);
+    const methods = await t.server.http.graphql(`{ paymentMethods { id code kind } }`);
     expect(methods.body.data.paymentMethods).toEqual([
       { id: METHOD.card, code: 'card', kind: 'card' },
       { id: METHOD.cash, code: 'cash', kind: 'cash' },
     ]);
     const id = await newOrder();
-    const start = await server.http.graphql(
+    const start = await t.server.http.graphql(
       `mutation($input: StartPaymentInput!) { startPayment(input: $input, idempotencyKey: "g-1") { message payment { paymentId status nextAction method { code } } } }`,
       { input: { orderId: id, paymentMethodId: METHOD.card } },
-      { token: w.customer.token },
+      { token: t.w.customer.token },
     );
     expect(start.body.data.startPayment).toEqual({
       message: 'Confirm the payment with your card.',
       payment: { paymentId: 1, status: 'pending', nextAction: 'confirm_card', method: { code: 'card' } },
     });
-    await authorizeCard(server, fake, [...fake.intents.keys()][0]);
-    const order = await server.http.graphql(
+    await authorizeCard(t.server, t.fake, [...t.fake.intents.keys()][0]);
+    const order = await t.server.http.graphql(
       `query($id: Int!) { myOrder(id: $id) { payment { status amount currency } timeline { type status seq } } }`,
       { id },
-      { token: w.customer.token },
+      { token: t.w.customer.token },
     );
     expect(order.body.data.myOrder).toEqual({
       payment: { status: 'authorized', amount: 213, currency: 'MAD' },
@@ -271,7 +258,7 @@ describe('GraphQL', () => {
         { type: 'payment', status: 'payment_authorized', seq: 2 },
       ],
     });
-    const anonymous = await server.http.graphql(`mutation { startPayment(input: { orderId: ${id}, paymentMethodId: 2 }) { message } }`);
+    const anonymous = await t.server.http.graphql(`mutation { startPayment(input: { orderId: ${id}, paymentMethodId: 2 }) { message } }`);
     expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 });

@@ -3,69 +3,55 @@
  * customer and per client IP, counted in PostgreSQL so that every instance sees one count.
  */
 import { registerCustomer } from './helpers/auth';
-import { Factory } from './helpers/factories';
-import { cart, orderWorld, OrderWorld, promo } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
+import { cart, promo, useOrderWorld } from './helpers/orders';
 import { startTestServer, TestServer } from './helpers/server';
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
-useTestServer(
-  (s, f) => {
-    server = s;
-    make = f;
-  },
-  {
-    TRUST_PROXY: 'true',
-    ORDERS_PER_CUSTOMER_PER_MINUTE: '3',
-    ORDERS_PER_IP_PER_MINUTE: '5',
-    PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '3',
-    PROMO_FAILURES_PER_IP_PER_HOUR: '5',
-  },
-);
-beforeEach(async () => {
-  w = await orderWorld(server, make);
+const t = useOrderWorld({
+  TRUST_PROXY: 'true',
+  ORDERS_PER_CUSTOMER_PER_MINUTE: '3',
+  ORDERS_PER_IP_PER_MINUTE: '5',
+  PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '3',
+  PROMO_FAILURES_PER_IP_PER_HOUR: '5',
 });
 
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
-const order = (target: TestServer, token: string, ip: string, body: Record<string, unknown> = cart(w)) =>
+const order = (target: TestServer, token: string, ip: string, body: Record<string, unknown> = cart(t.w)) =>
   target.http.post('/api/v1/customer/orders', body, { token, headers: from(ip) });
-const count = async () => (await server.db.orm.em.fork().execute(`select count(*)::int as n from orders`))[0].n;
+const count = async () => (await t.server.db.orm.em.fork().execute(`select count(*)::int as n from orders`))[0].n;
 
 describe('order placement', () => {
   it('refuses a customer past 3 orders a minute with 429 and Retry-After; another customer is not affected', async () => {
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await order(server, w.customer.token, '203.0.113.1')).status);
+    for (let i = 0; i < 4; i++) statuses.push((await order(t.server, t.w.customer.token, '203.0.113.1')).status);
     expect(statuses).toEqual([201, 201, 201, 429]);
-    const refused = await order(server, w.customer.token, '203.0.113.1');
+    const refused = await order(t.server, t.w.customer.token, '203.0.113.1');
     expect(refused.body).toEqual({ message: 'Too many orders placed. Please wait a moment.' });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(await count()).toBe(3);
 
-    const other = await registerCustomer(server);
-    const address = await server.http.post(
+    const other = await registerCustomer(t.server);
+    const address = await t.server.http.post(
       '/api/v1/customer/addresses',
-      { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: w.owner.store.latitude + 0.005, longitude: w.owner.store.longitude },
+      { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
       { token: other.token },
     );
-    expect((await order(server, other.token, '203.0.113.2', cart(w, { address_id: address.body.data.id }))).status).toBe(201);
+    expect((await order(t.server, other.token, '203.0.113.2', cart(t.w, { address_id: address.body.data.id }))).status).toBe(201);
   });
 
   it('counts per client IP across customers, and across instances sharing the database', async () => {
     const second = await startTestServer(
       { TRUST_PROXY: 'true', ORDERS_PER_CUSTOMER_PER_MINUTE: '3', ORDERS_PER_IP_PER_MINUTE: '5', PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '3', PROMO_FAILURES_PER_IP_PER_HOUR: '5' },
-      server.db,
+      t.server.db,
     );
     try {
-      const customers = [w.customer, await registerCustomer(server), await registerCustomer(server)];
-      const addresses = [w.addressId];
+      const customers = [t.w.customer, await registerCustomer(t.server), await registerCustomer(t.server)];
+      const addresses = [t.w.addressId];
       for (const c of customers.slice(1)) {
-        const res = await server.http.post(
+        const res = await t.server.http.post(
           '/api/v1/customer/addresses',
-          { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: w.owner.store.latitude + 0.005, longitude: w.owner.store.longitude },
+          { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
           { token: c.token },
         );
         addresses.push(res.body.data.id);
@@ -74,7 +60,7 @@ describe('order placement', () => {
       // Two per customer (under their own limit of 3), alternating instances, one address.
       for (let i = 0; i < 6; i++) {
         const n = i % 3;
-        statuses.push((await order(i % 2 ? second : server, customers[n].token, '198.51.100.9', cart(w, { address_id: addresses[n] }))).status);
+        statuses.push((await order(i % 2 ? second : t.server, customers[n].token, '198.51.100.9', cart(t.w, { address_id: addresses[n] }))).status);
       }
       expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
     } finally {
@@ -85,42 +71,42 @@ describe('order placement', () => {
 
 describe('promo-code guessing', () => {
   it('after 3 refused codes a customer gets 429 for any code, even a valid one; another customer is not affected', async () => {
-    await promo(server, { code: 'REAL10' });
+    await promo(t.server, { code: 'REAL10' });
     const statuses = [];
     for (const code of ['GUESS1', 'GUESS2', 'GUESS3']) {
-      const res = await order(server, w.customer.token, '203.0.113.3', cart(w, { code_promo: code }));
+      const res = await order(t.server, t.w.customer.token, '203.0.113.3', cart(t.w, { code_promo: code }));
       statuses.push([res.status, Object.keys(res.body.errors ?? {})]);
     }
     expect(statuses).toEqual(Array(3).fill([422, ['code_promo']]));
-    const blocked = await order(server, w.customer.token, '203.0.113.3', cart(w, { code_promo: 'REAL10' }));
+    const blocked = await order(t.server, t.w.customer.token, '203.0.113.3', cart(t.w, { code_promo: 'REAL10' }));
     expect(blocked.status).toBe(429);
     expect(blocked.body).toEqual({ message: 'Too many promo codes tried. Try again later.' });
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(60); // an hour's window
-    const other = await registerCustomer(server);
-    const address = await server.http.post(
+    const other = await registerCustomer(t.server);
+    const address = await t.server.http.post(
       '/api/v1/customer/addresses',
-      { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: w.owner.store.latitude + 0.005, longitude: w.owner.store.longitude },
+      { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
       { token: other.token },
     );
-    const fine = await order(server, other.token, '203.0.113.4', cart(w, { address_id: address.body.data.id, code_promo: 'REAL10' }));
+    const fine = await order(t.server, other.token, '203.0.113.4', cart(t.w, { address_id: address.body.data.id, code_promo: 'REAL10' }));
     expect(fine.status).toBe(201);
   });
 
   it('counts refused codes per client IP across customers', async () => {
     const statuses = [];
     for (let i = 0; i < 6; i++) {
-      const c = i < 2 ? w.customer : await registerCustomer(server);
+      const c = i < 2 ? t.w.customer : await registerCustomer(t.server);
       const address =
-        c === w.customer
-          ? w.addressId
+        c === t.w.customer
+          ? t.w.addressId
           : (
-              await server.http.post(
+              await t.server.http.post(
                 '/api/v1/customer/addresses',
-                { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: w.owner.store.latitude + 0.005, longitude: w.owner.store.longitude },
+                { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
                 { token: c.token },
               )
             ).body.data.id;
-      statuses.push((await order(server, c.token, '192.0.2.50', cart(w, { address_id: address, code_promo: `GUESS${i}` }))).status);
+      statuses.push((await order(t.server, c.token, '192.0.2.50', cart(t.w, { address_id: address, code_promo: `GUESS${i}` }))).status);
     }
     expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
   });

@@ -1,26 +1,15 @@
 /** Live tracking: GraphQL subscriptions over graphql-ws, driven by REST, resumable, fanned out. */
 import { Client } from 'graphql-ws';
-import { Factory, northOf } from './helpers/factories';
-import { orderWorld, OrderWorld, onlineDriver, placeOrder } from './helpers/orders';
+import { northOf } from './helpers/factories';
+import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
-import { useTestServer } from './helpers/setup';
-import { startTestServer, TestServer } from './helpers/server';
+import { startTestServer } from './helpers/server';
 import Redis from 'ioredis';
 import { subscribe, until, wsClient } from './helpers/ws';
 import { roundCoordinate } from '../src/common/coordinate-field';
 
-let server: TestServer;
-let make: Factory;
-let w: OrderWorld;
+const t = useOrderWorld({ DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
 const clients: Client[] = [];
-
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-}, { DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
-beforeEach(async () => {
-  w = await orderWorld(server, make);
-});
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
 });
@@ -31,21 +20,21 @@ const ORDER_UPDATES = `subscription($orderId: Int!, $afterSeq: Int) {
   orderUpdates(orderId: $orderId, afterSeq: $afterSeq) { seq type status latitude longitude driverId at }
 }`;
 
-const client = (token?: string, url = server.wsUrl) => {
+const client = (token?: string, url = t.server.wsUrl) => {
   const c = wsClient(url, token);
   clients.push(c);
   return c;
 };
-const near = () => northOf({ lat: w.owner.store.latitude, lng: w.owner.store.longitude }, 0.5);
-const store = (id: number, step: string, body?: unknown) => server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: w.owner.token });
-const drive = (id: number, step: string, token: string) => server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
-const locate = (token: string, p: { lat: number; lng: number }) => server.http.post('/api/v1/driver/location', { latitude: p.lat, longitude: p.lng }, { token });
+const near = () => northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5);
+const store = (id: number, step: string, body?: unknown) => t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: t.w.owner.token });
+const drive = (id: number, step: string, token: string) => t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const locate = (token: string, p: { lat: number; lng: number }) => t.server.http.post('/api/v1/driver/location', { latitude: p.lat, longitude: p.lng }, { token });
 
 describe('subscription orderUpdates', () => {
   it('streams every step from checkout to delivered and the driver positions, in order, then completes', async () => {
-    const driver = await onlineDriver(server, near());
-    const id = (await placeOrder(server, w)).body.data.order_id;
-    const sub = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id });
+    const driver = await onlineDriver(t.server, near());
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+    const sub = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id });
     await sub.waitFor(1);
 
     expect((await store(id, 'accept')).status).toBe(200);
@@ -78,10 +67,10 @@ describe('subscription orderUpdates', () => {
   });
 
   it('resumes after the last seq seen: the missed events first, then live ones, no duplicates', async () => {
-    const id = (await placeOrder(server, w)).body.data.order_id;
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
     await store(id, 'accept');
     await store(id, 'preparing');
-    const sub = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
+    const sub = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
     const replayed = await sub.waitFor(2);
     expect(replayed.map((e) => [e.seq, e.status])).toEqual([
       [2, 'accepted'],
@@ -94,25 +83,25 @@ describe('subscription orderUpdates', () => {
   });
 
   it('on an order already ended: replays what is after afterSeq, then completes, also when nothing is left', async () => {
-    const id = (await placeOrder(server, w)).body.data.order_id;
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
     expect((await store(id, 'reject', { rejection_reason: 'too_busy' })).status).toBe(200);
     const within = (sub: { completed: Promise<void> }) =>
       Promise.race([sub.completed.then(() => 'completed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 3000))]);
-    const rest = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
+    const rest = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 1 });
     expect(await within(rest)).toBe('completed');
     expect(rest.events.map((e) => [e.seq, e.status])).toEqual([[2, 'rejected']]);
-    const nothingLeft = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 2 });
+    const nothingLeft = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 2 });
     expect(await within(nothingLeft)).toBe('completed');
     expect(nothingLeft.events).toEqual([]);
     expect(nothingLeft.errors).toEqual([]);
     // Beyond the last seq (a client that saw more than there is) ends the same way.
-    const beyond = subscribe<Update>(client(w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 99 });
+    const beyond = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 99 });
     expect(await within(beyond)).toBe('completed');
   });
 
   it("refuses another customer's order at subscribe time", async () => {
-    const id = (await placeOrder(server, w)).body.data.order_id;
-    const stranger = await registerCustomer(server);
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+    const stranger = await registerCustomer(t.server);
     const sub = subscribe<Update>(client(stranger.token), ORDER_UPDATES, { orderId: id });
     await sub.completed;
     expect(sub.events).toEqual([]);
@@ -120,17 +109,17 @@ describe('subscription orderUpdates', () => {
   });
 
   it('throttles driver positions per order', async () => {
-    const throttled = await startTestServer({ DRIVER_LOCATION_THROTTLE_SECONDS: '60' }, server.db);
+    const throttled = await startTestServer({ DRIVER_LOCATION_THROTTLE_SECONDS: '60' }, t.server.db);
     try {
       const driver = await onlineDriver(throttled, near());
-      const id = (await placeOrder(throttled, w)).body.data.order_id;
-      await throttled.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
+      const id = (await placeOrder(throttled, t.w)).body.data.order_id;
+      await throttled.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
       for (let i = 1; i <= 4; i++) {
         await throttled.http.post('/api/v1/driver/location', { latitude: near().lat + i / 1000, longitude: near().lng }, { token: driver.token });
       }
-      const rows = await server.db.orm.em.fork().execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
+      const rows = await t.server.db.orm.em.fork().execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
       expect(rows).toEqual([{ n: 1 }]);
-      const [position] = await server.db.orm.em.fork().execute(`select latitude from drivers where id = ?`, [driver.driverId]);
+      const [position] = await t.server.db.orm.em.fork().execute(`select latitude from drivers where id = ?`, [driver.driverId]);
       expect(position.latitude).toBeCloseTo(near().lat + 0.004, 6); // the position itself is always kept
     } finally {
       await throttled.close();
@@ -140,13 +129,13 @@ describe('subscription orderUpdates', () => {
 
 describe('subscription storeOrderUpdates', () => {
   it("tells the owner about new and changed orders of their stores, and nobody else's", async () => {
-    const sub = subscribe<Update & { orderId: number }>(client(w.owner.token), `subscription { storeOrderUpdates { orderId seq status } }`);
-    const other = await make.store();
-    const strangerSub = subscribe(client(w.customer.token), `subscription($s: Int) { storeOrderUpdates(storeId: $s) { orderId } }`, { s: other.id });
+    const sub = subscribe<Update & { orderId: number }>(client(t.w.owner.token), `subscription { storeOrderUpdates { orderId seq status } }`);
+    const other = await t.make.store();
+    const strangerSub = subscribe(client(t.w.customer.token), `subscription($s: Int) { storeOrderUpdates(storeId: $s) { orderId } }`, { s: other.id });
     await strangerSub.completed;
     expect(JSON.stringify(strangerSub.errors)).toMatch(/do not own this store/);
-    await until(() => server.app.listeners(`store:${w.owner.store.id}`) > 0, "the owner's subscription");
-    const id = (await placeOrder(server, w)).body.data.order_id;
+    await until(() => t.server.app.listeners(`store:${t.w.owner.store.id}`) > 0, "the owner's subscription");
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
     await store(id, 'accept');
     const events = await sub.waitFor(2);
     expect(events.map((e) => [e.orderId, e.seq, e.status])).toEqual([
@@ -158,14 +147,14 @@ describe('subscription storeOrderUpdates', () => {
 
 describe('subscription driverOrderUpdates', () => {
   it('tells a driver about the order assigned to them', async () => {
-    const driver = await onlineDriver(server, near());
+    const driver = await onlineDriver(t.server, near());
     const sub = subscribe<Update & { orderId: number }>(client(driver.token), `subscription { driverOrderUpdates { orderId type driverId } }`);
-    await until(() => server.app.listeners(`driver:${driver.driverId}`) > 0, "the driver's subscription");
-    const id = (await placeOrder(server, w)).body.data.order_id;
+    await until(() => t.server.app.listeners(`driver:${driver.driverId}`) > 0, "the driver's subscription");
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
     await store(id, 'accept');
     const [assigned] = await sub.waitFor(1);
     expect(assigned).toEqual({ orderId: id, type: 'driver_assigned', driverId: driver.driverId });
-    const customerSub = subscribe(client(w.customer.token), `subscription { driverOrderUpdates { orderId } }`);
+    const customerSub = subscribe(client(t.w.customer.token), `subscription { driverOrderUpdates { orderId } }`);
     await customerSub.completed;
     expect(JSON.stringify(customerSub.errors)).toMatch(/not registered as a driver/);
   });
@@ -173,11 +162,11 @@ describe('subscription driverOrderUpdates', () => {
 
 describe('the websocket', () => {
   it('serves only subscriptions, at most 20 per connection', async () => {
-    const c = client(w.customer.token);
+    const c = client(t.w.customer.token);
     const query = subscribe(c, `query { me { id } }`);
     await query.completed;
     expect(JSON.stringify(query.errors)).toMatch(/OPERATION_NOT_ALLOWED/);
-    const id = (await placeOrder(server, w)).body.data.order_id;
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
     const subs = Array.from({ length: 21 }, () => subscribe(c, ORDER_UPDATES, { orderId: id }));
     await Promise.all(subs.slice(0, 20).map((s) => s.waitFor(1)));
     await subs[20].completed;
@@ -188,20 +177,20 @@ describe('the websocket', () => {
 describe('two instances sharing PostgreSQL and Redis', () => {
   const redis = process.env.REDIS_URL;
   (redis ? it : it.skip)("a driver's update on one reaches a customer subscribed on the other", async () => {
-    const a = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, server.db);
-    const b = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, server.db);
+    const a = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, t.server.db);
+    const b = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, t.server.db);
     try {
       const driver = await onlineDriver(a, near());
-      const id = (await placeOrder(a, w)).body.data.order_id;
-      await a.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token });
-      const sub = subscribe<Update>(client(w.customer.token, b.wsUrl), ORDER_UPDATES, { orderId: id });
+      const id = (await placeOrder(a, t.w)).body.data.order_id;
+      await a.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
+      const sub = subscribe<Update>(client(t.w.customer.token, b.wsUrl), ORDER_UPDATES, { orderId: id });
       await sub.waitFor(3); // replayed from the database on instance B
       // B's Redis subscription is live: Redis itself counts a subscriber on the order's channel.
       const probe = new Redis(redis!);
       try {
         await until(async () => {
           // Channels carry the deployment's prefix (by default the database name).
-          const channel = `${String(server.db.orm.config.get('dbName'))}:order:${id}`;
+          const channel = `${String(t.server.db.orm.config.get('dbName'))}:order:${id}`;
           const [, subscribers] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
           return b.app.listeners(`order:${id}`) > 0 && Number(subscribers) > 0;
         }, "B's Redis subscription");
@@ -221,11 +210,11 @@ describe('two instances sharing PostgreSQL and Redis', () => {
 
 describe('when Redis is unreachable', () => {
   it('orders still move and the process keeps running; subscribers catch up from the database', async () => {
-    const lonely = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1' }, server.db);
+    const lonely = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1' }, t.server.db);
     try {
-      const id = (await placeOrder(lonely, w)).body.data.order_id;
-      expect((await lonely.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: w.owner.token })).status).toBe(200);
-      const sub = subscribe<Update>(client(w.customer.token, lonely.wsUrl), ORDER_UPDATES, { orderId: id });
+      const id = (await placeOrder(lonely, t.w)).body.data.order_id;
+      expect((await lonely.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token })).status).toBe(200);
+      const sub = subscribe<Update>(client(t.w.customer.token, lonely.wsUrl), ORDER_UPDATES, { orderId: id });
       const events = await sub.waitFor(2);
       expect(events.map((e) => e.status)).toEqual(['pending_acceptance', 'accepted']);
     } finally {

@@ -2,23 +2,10 @@
  * Spec §7 422 bodies: every key and every message names fields as the client sent them
  * (REST snake_case, GraphQL the schema's names), and every problem is reported at once.
  */
-import { Factory } from './helpers/factories';
-import { makeOwner, Owner } from './helpers/owners';
+import { useOwner } from './helpers/owners';
 import { cart, orderWorld, placeOrder } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
-import { TestServer } from './helpers/server';
 
-let server: TestServer;
-let make: Factory;
-let owner: Owner;
-
-useTestServer((s, f) => {
-  server = s;
-  make = f;
-});
-beforeEach(async () => {
-  owner = await makeOwner(server, make);
-});
+const t = useOwner();
 
 /** A camelCase word (`menuId`, `startsAt`) anywhere in a REST 422 is an internal name leaking. */
 const CAMEL = /\b[a-z]+[A-Z][A-Za-z]*\b/;
@@ -33,26 +20,26 @@ const later = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOS
 
 describe('422 over REST names fields in snake_case, keys and messages', () => {
   it('a menu category without menu_id or store_id', async () => {
-    const res = await server.http.post('/api/v1/store/menu-categories', { name: 'Sides' }, { token: owner.token });
+    const res = await t.server.http.post('/api/v1/store/menu-categories', { name: 'Sides' }, { token: t.owner.token });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({ store_id: ['store_id is required when menu_id is not given'] });
   });
 
   it('an offer ending before it starts', async () => {
-    const res = await server.http.post(
+    const res = await t.server.http.post(
       '/api/v1/store/offers',
       { title: 'Late', discount: 10, starts_at: later(48), ends_at: later(24) },
-      { token: owner.token },
+      { token: t.owner.token },
     );
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({ ends_at: ['ends_at must be after starts_at'] });
   });
 
   it('rule messages of nested inputs (class-validator) at checkout', async () => {
-    const w = await orderWorld(server, make);
+    const w = await orderWorld(t.server, t.make);
     const body = cart(w);
     body.items[0].special_instructions = 'x'.repeat(501);
-    const res = await placeOrder(server, w, body);
+    const res = await placeOrder(t.server, w, body);
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toEqual(['items.0.special_instructions']);
     expect(res.body.errors['items.0.special_instructions'][0]).toMatch(/^special_instructions must be/);
@@ -62,10 +49,10 @@ describe('422 over REST names fields in snake_case, keys and messages', () => {
 
 describe('422 over GraphQL names fields as the schema does', () => {
   it('an offer ending before it starts', async () => {
-    const res = await server.http.graphql(
+    const res = await t.server.http.graphql(
       `mutation($input: CreateOfferInput!) { createOffer(input: $input) { message } }`,
       { input: { title: 'Late', discount: 10, startsAt: later(48), endsAt: later(24) } },
-      { token: owner.token },
+      { token: t.owner.token },
     );
     expect(res.body.errors[0].extensions).toEqual({ code: 'VALIDATION', fields: { endsAt: ['endsAt must be after startsAt'] } });
   });
@@ -73,10 +60,10 @@ describe('422 over GraphQL names fields as the schema does', () => {
 
 describe('a cart reports all its problems at once', () => {
   it('a line with quantity 0 and a line with no quantity: both', async () => {
-    const w = await orderWorld(server, make);
+    const w = await orderWorld(t.server, t.make);
     const body = cart(w) as Record<string, any>;
     body.items = [{ ...body.items[0], quantity: 0 }, { product_id: w.cola.id }, { product_id: w.cola.id, quantity: 100 }];
-    const res = await placeOrder(server, w, body as never);
+    const res = await placeOrder(t.server, w, body as never);
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
       'items.0.quantity': ['quantity must be at least 1'],
@@ -86,18 +73,18 @@ describe('a cart reports all its problems at once', () => {
   });
 
   it('rule problems and the problems only the database knows, together', async () => {
-    const w = await orderWorld(server, make);
-    await server.db.orm.em.fork().execute('delete from store_opening_hours where store_id = ?', [w.owner.store.id]);
+    const w = await orderWorld(t.server, t.make);
+    await t.server.db.orm.em.fork().execute('delete from store_opening_hours where store_id = ?', [w.owner.store.id]);
     const body = cart(w) as Record<string, any>;
     body.items = [{ ...body.items[0], quantity: 0 }, { product_id: 999999, quantity: 1 }];
-    const res = await placeOrder(server, w, body as never);
+    const res = await placeOrder(t.server, w, body as never);
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
       store_id: ['The store is closed at the moment.'],
       'items.0.quantity': ['quantity must be at least 1'],
       'items.1.product_id': ['The selected product is not available.'],
     });
-    const graphql = await server.http.graphql(
+    const graphql = await t.server.http.graphql(
       `mutation($input: CheckoutInput!) { placeOrder(input: $input) { message } }`,
       { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 100 }, { productId: 999999, quantity: 1 }] } },
       { token: w.customer.token },
@@ -110,22 +97,22 @@ describe('a cart reports all its problems at once', () => {
         'items.1.productId': ['The selected product is not available.'],
       },
     });
-    expect(await server.db.orm.em.fork().execute('select id from orders')).toEqual([]);
+    expect(await t.server.db.orm.em.fork().execute('select id from orders')).toEqual([]);
   });
 
   it('an empty cart is not priced: its rule problem alone, with the others of the body', async () => {
-    const w = await orderWorld(server, make);
-    const res = await placeOrder(server, w, cart(w, { items: [], address_id: 0 }));
+    const w = await orderWorld(t.server, t.make);
+    const res = await placeOrder(t.server, w, cart(w, { items: [], address_id: 0 }));
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['address_id', 'items']);
     expectRestNames(res.body.errors);
   });
 
   it('a missing store_id, a malformed address_id and a rule problem together', async () => {
-    const w = await orderWorld(server, make);
+    const w = await orderWorld(t.server, t.make);
     const body = { ...cart(w), store_id: undefined, address_id: 'home' } as Record<string, any>;
     body.items[1].quantity = 0;
-    const res = await placeOrder(server, w, body as never);
+    const res = await placeOrder(t.server, w, body as never);
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(['address_id', 'items.1.quantity', 'store_id']);
     expectRestNames(res.body.errors);

@@ -5,6 +5,7 @@
 import { TestServer } from './server';
 import { Factory, northOf } from './factories';
 import { makeOwner, Owner } from './owners';
+import { ServerHook, useTestServer, useWorld } from './setup';
 import { registerCustomer, SignedIn } from './auth';
 import { PromoCode } from '../../src/modules/promos/promo-code.entity';
 import { createDriver } from '../../src/modules/drivers/driver-admin.service';
@@ -40,6 +41,14 @@ export async function orderWorld(server: TestServer, make: Factory): Promise<Ord
     pizza: { id: pizza.id, sizes: size.values.map((v) => v.id), cheese: cheese.id },
     cola: { id: cola.id },
   };
+}
+
+/**
+ * A file's server and a fresh order world before each test: `const t = useOrderWorld()` gives
+ * `t.server`, `t.make` and `t.w` (see useWorld). `useServer` starts the server (payments: with Stripe).
+ */
+export function useOrderWorld(env: Record<string, string> = {}, useServer: ServerHook = useTestServer) {
+  return useWorld('w', orderWorld, env, useServer);
 }
 
 /** A checkout body: one large pizza with cheese ×2 and a cola ×1 (2×(60+25+8) + 12 = 198). */

@@ -3,6 +3,7 @@ import { Store } from '../../src/modules/stores/store.entity';
 import { registerCustomer, SignedIn } from './auth';
 import { Factory } from './factories';
 import { TestServer } from './server';
+import { useWorld } from './setup';
 
 export interface Owner extends SignedIn {
   store: Store;
@@ -13,6 +14,11 @@ export async function makeOwner(server: TestServer, make: Factory, storeOver: Pa
   const store = await make.store(storeOver);
   await server.db.orm.em.fork().execute(`update stores set owner_id = ? where id = ?`, [signedIn.user.id, store.id]);
   return { ...signedIn, store };
+}
+
+/** A file's server and a fresh owner before each test: `const t = useOwner()` gives `t.server`, `t.make` and `t.owner` (see useWorld). */
+export function useOwner() {
+  return useWorld('owner', makeOwner);
 }
 
 /** A fingerprint of the tables an owner can change: equal before and after means nothing changed. */

@@ -6,11 +6,19 @@ import { FakeStripe, FAKE_STRIPE_KEYS } from './fake-stripe';
 import { useTestServer } from './setup';
 import { Factory } from './factories';
 import { TestServer } from './server';
-import { OrderWorld } from './orders';
+import { OrderWorld, useOrderWorld } from './orders';
 
-/** One FakeStripe and one server using it per test file; both are reset before each test. */
-export function useStripeServer(ready: (server: TestServer, make: Factory, fake: FakeStripe) => void, env: Record<string, string> = {}) {
+/**
+ * A payments file's set-up: one FakeStripe and one server using it, and a fresh order world
+ * before each test. `const t = usePaymentWorld()` gives `t.server`, `t.make`, `t.w` and `t.fake`.
+ */
+export function usePaymentWorld() {
   const fake = new FakeStripe();
+  return Object.assign(useOrderWorld({}, (ready, env) => useStripeServer(fake, ready, env)), { fake });
+}
+
+/** `fake` and a server using it for the test file; both are reset before each test. */
+function useStripeServer(fake: FakeStripe, ready: (server: TestServer, make: Factory) => void, env: Record<string, string>) {
   const serverEnv: Record<string, string> = {
     ...FAKE_STRIPE_KEYS,
     STRIPE_MAX_NETWORK_RETRIES: '0',
@@ -21,7 +29,7 @@ export function useStripeServer(ready: (server: TestServer, make: Factory, fake:
   beforeAll(async () => {
     serverEnv.STRIPE_API_URL = await fake.start();
   });
-  useTestServer((server, make) => ready(server, make, fake), serverEnv);
+  useTestServer(ready, serverEnv);
   beforeEach(() => fake.reset());
   afterAll(() => fake.stop());
 }
