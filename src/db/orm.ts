@@ -7,6 +7,7 @@ import { DataloaderType, MikroORM, Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
+import { AppEntityManager } from './entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
 
@@ -35,6 +36,8 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
     colors: false,
     logger: (message: string) => logger?.info({ component: 'orm' }, message),
     driver: PostgreSqlDriver,
+    // Raw statements outside transactions take a shorter path to the pool (entity-manager.ts).
+    entityManager: AppEntityManager,
     clientUrl,
     entities,
     extensions: [Migrator],

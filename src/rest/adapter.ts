@@ -7,6 +7,7 @@ import { NextFunction, Request, RequestHandler, Response, Router } from 'express
 import {
   DocumentNode,
   execute,
+  GraphQLInputType,
   GraphQLSchema,
   Kind,
   OperationDefinitionNode,
@@ -31,6 +32,8 @@ export interface CompiledRoute extends RestRoute {
   rootKey: string;
   /** The root field is declared signed-in (@Authorized): 401 before any input is read. */
   auth: boolean;
+  /** The document's variables with their schema types, resolved once (not per request). */
+  variables: { name: string; type: GraphQLInputType }[];
 }
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
@@ -52,7 +55,11 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     if (problems.length > 0) throw new Error(`REST route ${where} is invalid:\n  ${problems.join('\n  ')}`);
     const root = roots[0] as { alias?: { value: string }; name: { value: string } };
     const field = schema.getRootType(operation.operation)?.getFields()[root.name.value];
-    return { ...route, ast, operation, rootKey: root.alias?.value ?? root.name.value, auth: field?.extensions?.[SIGNED_IN] === true };
+    const variables = (operation.variableDefinitions ?? []).map((definition) => ({
+      name: definition.variable.name.value,
+      type: variableType(schema, definition),
+    }));
+    return { ...route, ast, operation, rootKey: root.alias?.value ?? root.name.value, auth: field?.extensions?.[SIGNED_IN] === true, variables };
   });
 }
 
@@ -118,9 +125,7 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
   const body = isObject(req.body) ? req.body : {};
   const query = req.query as Record<string, unknown>;
   const variables: Record<string, unknown> = {};
-  for (const definition of route.operation.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    const type = variableType(schema, definition);
+  for (const { name, type } of route.variables) {
     if (name in req.params) {
       const before = Object.keys(reader.errors).length;
       variables[name] = reader.read(req.params[name], type, name);
