@@ -25,6 +25,7 @@ import { StoreCategory } from '../src/modules/stores/store-category.entity';
 import { storeCategoryById, storeIsOpen } from '../src/modules/stores/store.loaders';
 import { readHomeScreen } from '../src/modules/discovery/home-screen';
 import { readSearchResults } from '../src/modules/discovery/search-results';
+import { countStatements } from './helpers/statements';
 
 const STORES = 1000;
 const SIZE = 10;
@@ -304,19 +305,6 @@ function requestContext(): Context {
   return { em: em(), loaders: new Map(), services: { clock: { now: () => new Date() } } } as unknown as Context;
 }
 
-/** Statements sent by `call` (the ORM's knex emits one `query` event each). */
-async function statements<T>(call: () => Promise<T>): Promise<{ count: number; result: T }> {
-  let count = 0;
-  const knex = db.orm.em.getConnection().getKnex();
-  const onQuery = () => count++;
-  knex.on('query', onQuery);
-  try {
-    return { result: await call(), count };
-  } finally {
-    knex.off('query', onQuery);
-  }
-}
-
 /** The rows of `ids` as the separate reads answered them (row views of one `select`), in that order. */
 async function viewsOf<T extends object>(entity: new () => T, table: string, ids: number[]): Promise<object[]> {
   if (ids.length === 0) return [];
@@ -341,7 +329,7 @@ describe('the home screen and search in one statement each', () => {
       // The second request of a process knows the stores' zones: "open now" comes with the rows.
       await readHomeScreen(requestContext(), point, SIZE, SOURCES);
       const ctx = requestContext();
-      const { result: home, count } = await statements(() => readHomeScreen(ctx, point, SIZE, SOURCES));
+      const { result: home, count } = await countStatements(db.orm, () => readHomeScreen(ctx, point, SIZE, SOURCES));
       expect({ name, count }).toEqual({ name, count: 1 });
       const blocks = { top_rated_stores: home.topRatedStores, popular_near_you: home.popularNearYou, stores: home.stores };
       for (const [block, stores] of Object.entries(blocks)) {
@@ -354,7 +342,7 @@ describe('the home screen and search in one statement each', () => {
         // "Open now" and the category are the loaders' own answers, and read nothing more.
         const fresh = requestContext();
         for (const store of stores) {
-          const { result, count: reads } = await statements(async () => ({
+          const { result, count: reads } = await countStatements(db.orm, async () => ({
             open: await storeIsOpen(ctx).load(store),
             category: store.category ? (await storeCategoryById(ctx).load(store.category.id))?.name : null,
           }));
@@ -394,7 +382,7 @@ describe('the home screen and search in one statement each', () => {
     let nonEmpty = 0;
     for (const q of await terms()) {
       const expected = await referenceSearch(q, 20);
-      const { result, count } = await statements(() => readSearchResults(requestContext(), q, 20));
+      const { result, count } = await countStatements(db.orm, () => readSearchResults(requestContext(), q, 20));
       expect({ q, count, stores: ids(result.stores), products: ids(result.products) }).toEqual({ q, count: 1, ...expected });
       const stores = (await viewsOf(Store, 'stores', expected.stores)).map((row) => ({ ...row, distanceKm: null }));
       expect({ q, stores: plain(result.stores) }).toEqual({ q, stores });

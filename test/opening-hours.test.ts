@@ -6,23 +6,16 @@
  */
 import { CASABLANCA, Factory } from './helpers/factories';
 import { cart, orderWorld, placeOrder } from './helpers/orders';
-import { useTestServer } from './helpers/setup';
-import { TestClock, TestServer } from './helpers/server';
+import { useClockedTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 import { Store } from '../src/modules/stores/store.entity';
 
 let server: TestServer;
 let make: Factory;
-const clock = new TestClock();
-
-useTestServer(
-  (s, f) => {
-    server = s;
-    make = f;
-  },
-  {},
-  { clock },
-);
-afterEach(() => clock.set(null));
+const clock = useClockedTestServer((s, f) => {
+  server = s;
+  make = f;
+});
 
 const every = (opens: string, closes: string): [number, string, string][] => [0, 1, 2, 3, 4, 5, 6].map((d) => [d, opens, closes]);
 

@@ -17,7 +17,7 @@ beforeEach(async () => {
 
 /** Runs `call` and counts the SQL statements it sent. */
 async function statements(call: () => Promise<{ status: number }>): Promise<number> {
-  const { count, result: res } = await countStatements(t.server, call);
+  const { count, result: res } = await countStatements(t.server.db.orm, call);
   expect(res.status).toBe(200);
   return count;
 }

@@ -19,7 +19,7 @@ const t = useOrderWorld();
 
 /** Runs `call` (a list answering `rows` orders) and counts the SQL statements it sent. */
 async function statements(call: () => Promise<{ status: number; body: { data: unknown[] } }>, rows: number): Promise<number> {
-  const { count, result: res } = await countStatements(t.server, call);
+  const { count, result: res } = await countStatements(t.server.db.orm, call);
   expect(res.status).toBe(200);
   expect(res.body.data).toHaveLength(rows);
   return count;

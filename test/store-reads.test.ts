@@ -9,24 +9,17 @@
  */
 import { Factory } from './helpers/factories';
 import { countStatements } from './helpers/statements';
-import { useTestServer } from './helpers/setup';
-import { TestClock, TestServer } from './helpers/server';
+import { useClockedTestServer } from './helpers/setup';
+import { TestServer } from './helpers/server';
 import { STORE_DETAIL_FRAGMENTS } from '../src/rest/fragments';
 import { Store } from '../src/modules/stores/store.entity';
 
 let server: TestServer;
 let make: Factory;
-const clock = new TestClock();
-
-useTestServer(
-  (s, f) => {
-    server = s;
-    make = f;
-  },
-  {},
-  { clock },
-);
-afterEach(() => clock.set(null));
+const clock = useClockedTestServer((s, f) => {
+  server = s;
+  make = f;
+});
 
 const DAY = 24 * 3600 * 1000;
 /** Monday 23 Nov 2026, 10:00 in Casablanca (UTC+1): inside 09:00–18:00; 20:00 is not. */
@@ -56,7 +49,7 @@ async function storeWithEverything(over: Partial<Store> = {}) {
 
 /** The REST details of a store: one statement; and the same fields from a category's top stores (nothing primed). */
 async function detailsAndReference(store: Store, categoryId: number) {
-  const { count, result: res } = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${store.slug}`));
+  const { count, result: res } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.slug}`));
   expect(res.status).toBe(200);
   const reference = await server.http.graphql(`query { storeCategories { id topStores { ...RestStoreDetail } } } ${STORE_DETAIL_FRAGMENTS}`);
   const [same] = reference.body.data.storeCategories.find((c: { id: number }) => c.id === categoryId).topStores;
@@ -77,14 +70,14 @@ describe('GET /api/v1/store/stores/{store}', () => {
       expect(data.opening_hours).toHaveLength(6);
       expect(body).toEqual(reference);
     }
-    const byId = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${store.id}`));
+    const byId = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}`));
     expect(byId.count).toBe(1);
   });
 
   it('a store without category, hours or offers answers nulls and empty lists in one statement', async () => {
     const store = await make.store({ hours: [] });
     await server.http.get(`/api/v1/store/stores/${store.id}`);
-    const { count, result } = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${store.id}`));
+    const { count, result } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}`));
     expect(count).toBe(1);
     expect(result.body.data).toMatchObject({ category: null, category_id: null, category_detail: null, opening_hours: [], offers: [], is_open: false });
   });
@@ -92,9 +85,9 @@ describe('GET /api/v1/store/stores/{store}', () => {
   it('a zone the process has not met yet is decided by the loader once, then in the statement', async () => {
     clock.set('2026-11-23T21:00:00Z'); // Tuesday 10:45 in Chatham (UTC+13:45), Monday 21:00 in Casablanca
     const store = await make.store({ timezone: 'Pacific/Chatham', hours: [[2, '09:00', '11:00']] });
-    const first = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${store.id}`));
+    const first = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}`));
     expect([first.count, first.result.body.data.is_open]).toEqual([2, true]);
-    const second = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${store.id}`));
+    const second = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}`));
     expect([second.count, second.result.body.data.is_open]).toEqual([1, true]);
     clock.set('2026-11-23T23:30:00Z'); // 13:15 there
     expect((await server.http.get(`/api/v1/store/stores/${store.id}`)).body.data.is_open).toBe(false);
@@ -103,7 +96,7 @@ describe('GET /api/v1/store/stores/{store}', () => {
   it('answers 404 in one statement for an unknown or inactive store', async () => {
     const inactive = await make.store({ isActive: false });
     for (const key of [String(inactive.id), inactive.slug, '999999', 'no-such-store']) {
-      const { count, result } = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${key}`));
+      const { count, result } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${key}`));
       expect([key, result.status, count]).toEqual([key, 404, 1]);
     }
   });
@@ -149,7 +142,7 @@ describe('GET /api/v1/store/stores/{id}/catalog and /api/v1/store/products', () 
     for (const [instant, isOpen] of [[OPEN, true], [CLOSED, false]] as const) {
       clock.set(instant);
       await server.http.get(`/api/v1/store/stores/${store.id}/catalog`);
-      const { count, result } = await countStatements(server, () => server.http.get(`/api/v1/store/stores/${store.id}/catalog`));
+      const { count, result } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}/catalog`));
       expect(count).toBe(1);
       const { data } = result.body;
       expect(data.store.is_open).toBe(isOpen);
@@ -163,7 +156,7 @@ describe('GET /api/v1/store/stores/{id}/catalog and /api/v1/store/products', () 
 
   it('store products answer in one statement, 404 included', async () => {
     const { store } = await bigStore();
-    const { count, result } = await countStatements(server, () => server.http.get(`/api/v1/store/products?store_id=${store.id}`));
+    const { count, result } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/products?store_id=${store.id}`));
     expect([result.status, count]).toEqual([200, 1]);
     expect(result.body.data).toHaveLength(2 * 2 * 4);
     const catalog = await server.http.get(`/api/v1/store/stores/${store.id}/catalog`);
@@ -171,7 +164,7 @@ describe('GET /api/v1/store/stores/{id}/catalog and /api/v1/store/products', () 
     const inMenuOrder = catalog.body.data.menus.flatMap((m: { categories: { products: P[] }[] }) => m.categories.flatMap((c) => c.products.map((p) => p.id)));
     expect(result.body.data.map((p: P) => p.id)).toEqual(inMenuOrder);
     const inactive = await make.store({ isActive: false });
-    const missing = await countStatements(server, () => server.http.get(`/api/v1/store/products?store_id=${inactive.id}`));
+    const missing = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/products?store_id=${inactive.id}`));
     expect([missing.result.status, missing.count]).toEqual([404, 1]);
   });
 });

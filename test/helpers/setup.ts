@@ -3,7 +3,7 @@
  * each test (hooks a file declares later run after the emptying).
  */
 import { Factory } from './factories';
-import { startTestServer, TestServer } from './server';
+import { startTestServer, TestClock, TestServer } from './server';
 import { Clock } from '../../src/common/clock';
 
 export function useTestServer(ready: (server: TestServer, make: Factory) => void, env: Record<string, string> = {}, options: { clock?: Clock } = {}): void {
@@ -18,6 +18,14 @@ export function useTestServer(ready: (server: TestServer, make: Factory) => void
   beforeEach(async () => {
     await server!.reset();
   });
+}
+
+/** useTestServer on a clock the file's tests set (`clock.set(instant)`); back to the system clock after each test. */
+export function useClockedTestServer(ready: (server: TestServer, make: Factory) => void): TestClock {
+  const clock = new TestClock();
+  useTestServer(ready, {}, { clock });
+  afterEach(() => clock.set(null));
+  return clock;
 }
 
 /** How a file's server is started: useTestServer, or a hook that starts a fake beside it (payments). */

@@ -1,9 +1,9 @@
 /** Counts the SQL statements a call sends (the ORM's knex emits one `query` event each). */
-import { TestServer } from './server';
+import { Orm } from '../../src/db/orm';
 
-export async function countStatements<T>(server: TestServer, call: () => Promise<T>): Promise<{ count: number; result: T }> {
+export async function countStatements<T>(orm: Orm, call: () => Promise<T>): Promise<{ count: number; result: T }> {
   let count = 0;
-  const knex = server.db.orm.em.getConnection().getKnex();
+  const knex = orm.em.getConnection().getKnex();
   const onQuery = () => count++;
   knex.on('query', onQuery);
   try {
