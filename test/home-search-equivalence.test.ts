@@ -11,8 +11,8 @@ import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/d
 import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
 import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
-import { homeProductBlocks, searchProductIds } from '../src/modules/catalog/product-query';
-import { searchStoreIds } from '../src/modules/stores/store-query';
+import { homeProductBlocks, productHitsSql } from '../src/modules/catalog/product-query';
+import { storeHitsSql } from '../src/modules/stores/store-query';
 import { openTestDatabase } from './helpers/database';
 import { Context } from '../src/context';
 import { readViews } from '../src/common/row-views';
@@ -252,7 +252,7 @@ describe('search ranks names, then reads their best rows, like ranking every mat
     for (const q of await terms()) {
       for (const limit of [20, 5]) {
         const expected = await referenceSearch(q, limit);
-        const got = { stores: await searchStoreIds(em(), q, limit), products: await searchProductIds(em(), q, limit) };
+        const got = { stores: await searchStoreIds(q, limit), products: await searchProductIds(q, limit) };
         expect({ q, limit, ...got }).toEqual({ q, limit, ...expected });
         if (expected.stores.length + expected.products.length > 0) nonEmpty++;
         if (expected.stores.length === limit && expected.products.length === limit) full++;
@@ -274,14 +274,14 @@ describe('search ranks names, then reads their best rows, like ranking every mat
     for (const q of ['pizza', 'pizzeria', 'nouvelle', 'zenith', 'zénith piza', 'creme fraiche', 'fraîche', 'crème', 'p']) {
       for (const limit of [20, 5]) {
         const expected = await referenceSearch(q, limit);
-        expect({ q, limit, stores: await searchStoreIds(em(), q, limit), products: await searchProductIds(em(), q, limit) }).toEqual({
+        expect({ q, limit, stores: await searchStoreIds(q, limit), products: await searchProductIds(q, limit) }).toEqual({
           q,
           limit,
           ...expected,
         });
       }
     }
-    expect((await searchStoreIds(em(), 'zenith', 20)).length).toBe(20);
+    expect((await searchStoreIds('zenith', 20)).length).toBe(20);
     expect((await referenceSearch('nouvelle', 20)).stores.length).toBeGreaterThan(5);
   }, 120_000);
 
@@ -299,6 +299,11 @@ describe('search ranks names, then reads their best rows, like ranking every mat
     expect(plan).not.toMatch(/Sort/);
   });
 });
+
+/** The ids of search's ranked stores and products, each ranking's statement alone. */
+const hitIds = async (hits: { sql: string; params: unknown[] }) => (await em().execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
+const searchStoreIds = (q: string, limit: number) => hitIds(storeHitsSql(q, limit));
+const searchProductIds = (q: string, limit: number) => hitIds(productHitsSql(q, limit));
 
 /** A request's context as far as the reads need one: its own em and loaders, the system clock. */
 function requestContext(): Context {

@@ -95,15 +95,6 @@ export function productBlocksCtes(stores: { sql: string; params: unknown[] }, si
 export type BlockProduct = { id: number; orderCount: number };
 
 /**
- * Ids of visible products of active stores whose names match, best first (name rank, then most
- * ordered, then id): productHitsSql alone.
- */
-export async function searchProductIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
-  const hits = productHitsSql(q, limit);
-  return (await em.execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
-}
-
-/**
  * The search's products `(id, prefix, similarity, order_count)`, best first: (prefix desc,
  * similarity desc, order_count desc, id) is their order. Names are ranked once each
  * (product_search_names) and each matching name gives its most ordered visible products from

@@ -340,15 +340,6 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
 }
 
 /**
- * Ids of active stores whose names match, best first (name rank, then rating, then id):
- * storeHitsSql alone.
- */
-export async function searchStoreIds(em: EntityManager, q: string, limit: number): Promise<number[]> {
-  const hits = storeHitsSql(q, limit);
-  return (await em.execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
-}
-
-/**
  * The search's stores `(id, prefix, similarity, rating)`, best first: (prefix desc,
  * similarity desc, rating desc, id) is their order. Names are ranked once each
  * (store_search_names) and each matching name gives its best stores from

@@ -32,7 +32,7 @@ import { CoordinateField } from '../../common/coordinate-field';
   name: 'stores_delivery_radius_index',
   expression: 'create index "stores_delivery_radius_index" on "stores" ("delivery_radius_km") where is_active',
 })
-/** Search reads a matching name's best stores from here, index only (store-query.ts `searchStoreIds`). */
+/** Search reads a matching name's best stores from here, index only (store-query.ts `storeHitsSql`). */
 @Index({
   name: 'stores_search_name_index',
   expression: 'create index "stores_search_name_index" on "stores" (search_text(name), "rating" desc, "id") include ("name") where is_active',
