@@ -11,6 +11,8 @@
  * No database access here: reach-index.loader.ts builds and refreshes it.
  */
 
+import { countAtMost, countBetween, distinctSorted, positionsByValue, prefixCounts, WaveletMatrix } from './reach-counts';
+
 /** earthdistance's earth(): the radius in metres its cubes are built on. */
 export const EARTH_M = 6378168;
 /** PostgreSQL's RADIANS_PER_DEGREE (radians(); the same double), so the point is computed like ll_to_earth. */
@@ -23,6 +25,19 @@ const TIE_M = 1e-3;
 const TOP_MAX = 256;
 /** Stores per grid cell the grid aims at, at least. */
 const CELL_TARGET = 32;
+
+/**
+ * How a query's stores in reach for certain are counted (scan without `collect`): all of them
+ * (no filter), by one filter's counting structure (reach-counts.ts), or each tested (several
+ * filters at once, or a value no structure answers).
+ */
+const COUNT_ALL = 0;
+const COUNT_FREE = 1;
+const COUNT_CATEGORY = 2;
+const COUNT_RATING = 3;
+const COUNT_OPEN = 4;
+const COUNT_OFFER = 5;
+const COUNT_EACH = 6;
 
 export const REACH_SORTS = ['distance', 'rating', 'delivery_fee', 'delivery_time'] as const;
 export type ReachSort = (typeof REACH_SORTS)[number];
@@ -163,9 +178,27 @@ export class ReachIndex {
   private limit = Infinity;
   private filtered = false;
   /** Open filter: each zone's seconds from Sunday (-1: not in the map); per store 0 unknown, 1 closed, 2 open. */
-  private openKey = '';
   private zoneTime = new Int32Array(0);
   private readonly openState: Uint8Array;
+  /** The clock map set last (zoneClocks keeps one per second) and, per zone, which interval between its stores' period boundaries its time is in. */
+  private openMap: Map<string, number> | null = null;
+  private zoneSpan = new Int32Array(0);
+  private readonly zoneBounds: Float64Array[];
+  /** Counting structures of the filters (reach-counts.ts): running counts of free delivery, each category's positions, rating ranks. */
+  private readonly freeAt: Int32Array;
+  private readonly categoryAt: Map<number, Int32Array>;
+  private readonly ratings: Float64Array;
+  private readonly ratingRanks: WaveletMatrix;
+  /** Running counts of open stores (null until a count needs them, again after the states change). */
+  private openAtCount: Int32Array | null = null;
+  private readonly openCounts: Int32Array;
+  /** Running counts of stores with an offer live, valid while the instant is in interval `offerSpan` of `offerBounds`. */
+  private readonly offerBounds: Float64Array;
+  private offerSpan = -1;
+  private readonly offerCounts: Int32Array;
+  private countBy = COUNT_ALL;
+  private countKey = 0;
+  private countList: Int32Array = new Int32Array(0);
 
   constructor(
     stores: ReachStore[],
@@ -219,6 +252,19 @@ export class ReachIndex {
     for (const sort of REACH_SORTS) this.rankCells(sort);
     this.cellNear = new Float64Array(cells.length);
     this.cellFar = new Float64Array(cells.length);
+    // The filters' counting structures: a certain run of a cell is counted, not tested store by store.
+    this.freeAt = prefixCounts(n, (i) => this.free[i] === 1);
+    this.categoryAt = positionsByValue(this.category);
+    this.ratings = distinctSorted(this.rating);
+    const rankOf = (r: number) => (Number.isNaN(r) ? 0 : 1 + lowerBound(this.ratings, 0, this.ratings.length, r));
+    this.ratingRanks = new WaveletMatrix(Int32Array.from(this.rating, rankOf), this.ratings.length);
+    this.openCounts = new Int32Array(n + 1);
+    this.offerCounts = new Int32Array(n + 1);
+    // An open state can only change when a zone's clock passes one of its stores' period boundaries; an offer's at one of the offers' bounds.
+    const bounds = zones.map(() => [] as number[]);
+    for (let i = 0; i < n; i++) for (let k = this.openAt[i]; k < this.openAt[i + 1]; k++) bounds[this.zone[i]].push(this.open[k]);
+    this.zoneBounds = bounds.map(distinctSorted);
+    this.offerBounds = distinctSorted(this.offers);
   }
 
   /** Bytes held by the typed arrays (the measure of the index's memory). */
@@ -250,7 +296,14 @@ export class ReachIndex {
       this.hit,
       this.chord,
       this.openState,
-    ].reduce((sum, a) => sum + a.byteLength, 0);
+      this.freeAt,
+      this.ratings,
+      this.openCounts,
+      this.offerCounts,
+      this.offerBounds,
+      ...this.zoneBounds,
+      ...this.categoryAt.values(),
+    ].reduce((sum, a) => sum + a.byteLength, this.ratingRanks.bytes);
   }
 
   /**
@@ -321,6 +374,7 @@ export class ReachIndex {
     this.limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
     this.filtered = filtersStores(q);
     if (q.openAt) this.openAtTimes(q.openAt);
+    this.countBy = this.filtered ? this.countingFilter(q) : COUNT_ALL;
     const { reach, box, cellAt, cellNear, cellFar } = this;
     let n = 0;
     for (let c = 0; c < cellNear.length; c++) {
@@ -370,7 +424,7 @@ export class ReachIndex {
       }
       n++;
     }
-    if (!collect && !filtered) return n + end - sure;
+    if (!collect && this.countBy !== COUNT_EACH) return n + this.countIn(sure, end);
     for (let i = sure; i < end; i++) {
       if (filtered && !this.passes(i)) continue;
       if (collect) {
@@ -424,6 +478,58 @@ export class ReachIndex {
     return n;
   }
 
+  /**
+   * The one filter of `q` whose structure counts a run of positions (COUNT_EACH with several,
+   * or a NaN rating), made ready for the query: the category's positions, the rating's rank,
+   * the open or offer counts of the instant.
+   */
+  private countingFilter(q: ReachQuery): number {
+    const asked = [q.freeDelivery, q.categoryId !== undefined, q.minRating !== undefined, Boolean(q.openAt), q.offerAt !== undefined];
+    if (asked.filter(Boolean).length !== 1) return COUNT_EACH;
+    const kind = [COUNT_FREE, COUNT_CATEGORY, COUNT_RATING, COUNT_OPEN, COUNT_OFFER][asked.indexOf(true)];
+    switch (kind) {
+      case COUNT_CATEGORY:
+        this.countList = this.categoryAt.get(q.categoryId!) ?? new Int32Array(0);
+        break;
+      case COUNT_RATING:
+        if (Number.isNaN(q.minRating)) return COUNT_EACH;
+        // Ranks: 0 for NaN (never at least a rating), 1 + the index of the value among the distinct ratings.
+        this.countKey = 1 + lowerBound(this.ratings, 0, this.ratings.length, q.minRating!);
+        break;
+      case COUNT_OPEN:
+        if (!this.openAtCount) this.openAtCount = prefixCounts(this.size, (i) => this.isOpen(i), this.openCounts);
+        break;
+      case COUNT_OFFER: {
+        const at = q.offerAt!;
+        const span = countAtMost(this.offerBounds, at);
+        if (span !== this.offerSpan) {
+          prefixCounts(this.size, (i) => this.hasOffer(i, at), this.offerCounts);
+          this.offerSpan = span;
+        }
+        break;
+      }
+    }
+    return kind;
+  }
+
+  /** How many stores of positions [from, to) pass the query's filter (countBy not COUNT_EACH). */
+  private countIn(from: number, to: number): number {
+    switch (this.countBy) {
+      case COUNT_ALL:
+        return to - from;
+      case COUNT_FREE:
+        return this.freeAt[to] - this.freeAt[from];
+      case COUNT_CATEGORY:
+        return countBetween(this.countList, from, to);
+      case COUNT_RATING:
+        return this.ratingRanks.countAtLeast(from, to, this.countKey);
+      case COUNT_OPEN:
+        return this.openCounts[to] - this.openCounts[from];
+      default:
+        return this.offerCounts[to] - this.offerCounts[from];
+    }
+  }
+
   /** The filters other than distance, for the current query. */
   private passes(i: number): boolean {
     const q = this.query;
@@ -436,16 +542,20 @@ export class ReachIndex {
   }
 
   /**
-   * Sets the clock map of the open filter. Whether a store is open is kept per store until the
-   * map changes (once a second at most: storeLocalTimes has whole seconds), so requests in the
-   * same second test each store once.
+   * Sets the clock map of the open filter. Whether a store is open is kept per store (and the
+   * running counts of open stores) until a zone's clock passes one of the boundaries of its
+   * stores' periods (store_is_open's comparisons cannot change in between): requests test each
+   * store once per such interval, not once per second.
    */
   private openAtTimes(openAt: Map<string, number>): void {
-    const key = [...openAt].join(';');
-    if (key === this.openKey) return;
-    this.openKey = key;
+    if (openAt === this.openMap) return;
+    this.openMap = openAt;
     this.zoneTime = Int32Array.from(this.zones, (z) => openAt.get(z) ?? -1);
+    const spans = Int32Array.from(this.zoneTime, (t, z) => (t < 0 ? -1 : countAtMost(this.zoneBounds[z], t)));
+    if (spans.length === this.zoneSpan.length && spans.every((span, z) => span === this.zoneSpan[z])) return;
+    this.zoneSpan = spans;
     this.openState.fill(0);
+    this.openAtCount = null;
   }
 
   /**
