@@ -30,7 +30,7 @@ export function countBetween(positions: Int32Array, from: number, to: number): n
 }
 
 /** The first index whose value is at least `v` (values ascending). */
-function lowerBoundInt(values: Int32Array, v: number): number {
+export function lowerBoundInt(values: Int32Array, v: number): number {
   let lo = 0;
   let hi = values.length;
   while (lo < hi) {

@@ -1,7 +1,7 @@
 /**
  * Who delivers to a point, in process memory: a compact typed-array copy of every active
- * store's position, delivery reach and the columns nearby filters and sorts on, bucketed by a
- * grid on position; in each cell the stores are sorted by reach. For a point, a cell whose
+ * store's position, delivery reach and the columns nearby filters and sorts on, bucketed into
+ * cells of nearby stores (kdCells); in each cell the stores are sorted by reach. For a point, a cell whose
  * farthest corner is within a store's reach holds that store for certain, a cell nearer than
  * nothing none, and only the stores whose reach falls between the cell's nearest and farthest
  * distance are measured one by one. The test is PostgreSQL's (storeConditions): the chord to
@@ -11,7 +11,7 @@
  * No database access here: reach-index.loader.ts builds and refreshes it.
  */
 
-import { countAtMost, countBetween, distinctSorted, positionsByValue, prefixCounts, WaveletMatrix } from './reach-counts';
+import { countAtMost, countBetween, distinctSorted, lowerBoundInt, positionsByValue, prefixCounts, WaveletMatrix } from './reach-counts';
 
 /** earthdistance's earth(): the radius in metres its cubes are built on. */
 export const EARTH_M = 6378168;
@@ -23,7 +23,9 @@ const UNSURE_M = 1e-6;
 const TIE_M = 1e-3;
 /** Pages ending past this many stores are ranked by sorting every match. */
 const TOP_MAX = 256;
-/** Stores per grid cell the grid aims at, at least. */
+/** The first ring of cells listBest lists (chord, metres); rings double from there. */
+const FIRST_RING_M = 100;
+/** Stores per cell the cells aim at, at least. */
 const CELL_TARGET = 32;
 
 /**
@@ -206,7 +208,7 @@ export class ReachIndex {
     readonly version: string,
   ) {
     const n = (this.size = stores.length);
-    const cells = gridCells(stores);
+    const cells = kdCells(stores);
     this.cellAt = new Int32Array(cells.length + 1);
     this.box = new Float64Array(cells.length * 6);
     const order: ReachStore[] = [];
@@ -375,25 +377,24 @@ export class ReachIndex {
     this.filtered = filtersStores(q);
     if (q.openAt) this.openAtTimes(q.openAt);
     this.countBy = this.filtered ? this.countingFilter(q) : COUNT_ALL;
-    const { reach, box, cellAt, cellNear, cellFar } = this;
+    const { reach, box, cellAt, cellNear, cellFar, limit } = this;
     let n = 0;
     for (let c = 0; c < cellNear.length; c++) {
       const b = c * 6;
-      let near = 0;
-      let far = 0;
-      for (let k = 0; k < 3; k++) {
-        const p = k === 0 ? px : k === 1 ? py : pz;
-        const lo = box[b + k];
-        const hi = box[b + k + 3];
-        const d = p < lo ? lo - p : p > hi ? p - hi : 0;
-        near += d * d;
-        const f = Math.max(p - lo, hi - p);
-        far += f * f;
+      // Per axis: the box's gap to the point (near) and its far side's distance (far).
+      const nx = px < box[b] ? box[b] - px : px > box[b + 3] ? px - box[b + 3] : 0;
+      const ny = py < box[b + 1] ? box[b + 1] - py : py > box[b + 4] ? py - box[b + 4] : 0;
+      const nz = pz < box[b + 2] ? box[b + 2] - pz : pz > box[b + 5] ? pz - box[b + 5] : 0;
+      const near = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      if (near > Math.min(reach[cellAt[c + 1] - 1], limit) + UNSURE_M) {
+        cellNear[c] = Infinity;
+        continue;
       }
-      near = Math.sqrt(near);
-      cellFar[c] = Math.sqrt(far);
-      cellNear[c] = near > Math.min(reach[cellAt[c + 1] - 1], this.limit) + UNSURE_M ? Infinity : near;
-      if (cellNear[c] === Infinity) continue;
+      const fx = Math.max(px - box[b], box[b + 3] - px);
+      const fy = Math.max(py - box[b + 1], box[b + 4] - py);
+      const fz = Math.max(pz - box[b + 2], box[b + 5] - pz);
+      cellNear[c] = near;
+      cellFar[c] = Math.sqrt(fx * fx + fy * fy + fz * fz);
       const found = this.scan(c, collect, n);
       if (found === null) return null;
       n = found;
@@ -403,7 +404,7 @@ export class ReachIndex {
 
   /** Matches in cell c, listed in `hit` from position n when `collect`; n plus their number, or null. */
   private scan(c: number, collect: boolean, n: number): number | null {
-    const { reach, cellAt, hit, chord, limit, filtered } = this;
+    const { reach, cellAt, hit, chord, limit, filtered, x, y, z } = this;
     const [px, py, pz] = this.point;
     const end = cellAt[c + 1];
     // Reach below the nearest distance: out for certain; at least the farthest: in for certain.
@@ -411,9 +412,9 @@ export class ReachIndex {
     const far = this.cellFar[c] + UNSURE_M;
     const sure = limit >= far ? lowerBound(reach, from, end, far) : end;
     for (let i = from; i < sure; i++) {
-      const dx = this.x[i] - px;
-      const dy = this.y[i] - py;
-      const dz = this.z[i] - pz;
+      const dx = x[i] - px;
+      const dy = y[i] - py;
+      const dz = z[i] - pz;
       const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
       const bound = Math.min(reach[i], limit);
       if (d > bound + UNSURE_M || (filtered && !this.passes(i))) continue;
@@ -425,6 +426,15 @@ export class ReachIndex {
       n++;
     }
     if (!collect && this.countBy !== COUNT_EACH) return n + this.countIn(sure, end);
+    if (collect && this.countBy === COUNT_CATEGORY) {
+      // Only the category's own positions (ascending) of the run.
+      const list = this.countList;
+      for (let k = lowerBoundInt(list, sure); k < list.length && list[k] < end; k++) {
+        hit[n++] = list[k];
+        chord[list[k]] = NaN;
+      }
+      return n;
+    }
     for (let i = sure; i < end; i++) {
       if (filtered && !this.passes(i)) continue;
       if (collect) {
@@ -452,7 +462,7 @@ export class ReachIndex {
       const groupKey = this.bestOf[sort][cells[groupAt[g]]];
       if (top.length === want && key(top[want - 1], groupKey) < 0) return n;
       let inner = -1;
-      let outer = 500;
+      let outer = FIRST_RING_M;
       for (;;) {
         let next = Infinity; // the nearest cell of the group beyond `outer`
         const listed = n;
@@ -675,27 +685,37 @@ function ragged<T extends Int32Array | Float64Array>(
   return [at, values];
 }
 
-/** Stores grouped by a square grid on latitude/longitude. */
-function gridCells(stores: ReachStore[]): ReachStore[][] {
+/**
+ * Stores grouped into cells of about the same number of stores: the city is cut in two at the
+ * median of its longer side (latitude or longitude, in degrees scaled to distance), and each
+ * half again, until a part holds at most the target (√n/4 stores, at least CELL_TARGET). A
+ * square grid put thousands of stores in one cell of a dense centre: every query there
+ * measured or listed all of them (docs/decisions.md "City scale: nearby's CPU per request").
+ */
+function kdCells(stores: ReachStore[]): ReachStore[][] {
   if (stores.length === 0) return [];
-  let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
-  for (const s of stores) {
-    minLat = Math.min(minLat, s.lat);
-    maxLat = Math.max(maxLat, s.lat);
-    minLng = Math.min(minLng, s.lng);
-    maxLng = Math.max(maxLng, s.lng);
-  }
-  const area = Math.max(maxLat - minLat, 1e-4) * Math.max(maxLng - minLng, 1e-4);
   // Cells grow with the city (√n stores each, at least CELL_TARGET): their number grows as √n,
   // and so do the stores measured one by one at the cells' edges (n · cell side ∝ n^¾).
   const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 4);
-  const side = Math.min(1, Math.max(1e-3, Math.sqrt((area * perCell) / stores.length)));
-  const cells = new Map<string, ReachStore[]>();
-  for (const s of stores) {
-    const key = `${Math.floor(s.lat / side)}:${Math.floor(s.lng / side)}`;
-    const cell = cells.get(key);
-    if (cell) cell.push(s);
-    else cells.set(key, [s]);
-  }
-  return [...cells.values()];
+  const cells: ReachStore[][] = [];
+  const split = (part: ReachStore[]): void => {
+    if (part.length <= perCell) {
+      cells.push(part);
+      return;
+    }
+    let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
+    for (const s of part) {
+      minLat = Math.min(minLat, s.lat);
+      maxLat = Math.max(maxLat, s.lat);
+      minLng = Math.min(minLng, s.lng);
+      maxLng = Math.max(maxLng, s.lng);
+    }
+    const byLat = maxLat - minLat >= (maxLng - minLng) * Math.cos((((minLat + maxLat) / 2) * Math.PI) / 180);
+    part.sort(byLat ? (a, b) => a.lat - b.lat : (a, b) => a.lng - b.lng);
+    const half = part.length >>> 1;
+    split(part.slice(0, half));
+    split(part.slice(half));
+  };
+  split([...stores]);
+  return cells;
 }
