@@ -18,7 +18,7 @@ import { homeBlocksCtes, StoreBlock } from '../stores/home-query';
 import { MainCategory } from '../stores/main-category.entity';
 import { StoreCategory } from '../stores/store-category.entity';
 import { Store } from '../stores/store.entity';
-import { openNowParams, openNowSql, primeIsOpen, storeCategoryById } from '../stores/store.loaders';
+import { openNowParams, openNowSql, primeCategory, primeIsOpen } from '../stores/store.loaders';
 import { GeoPoint } from '../stores/store-query';
 import { mainCategoriesJson, storeCategoriesJson } from '../stores/store.service';
 import { Homepage } from './discovery.types';
@@ -69,7 +69,7 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
 
   const categories = fromJson(em, StoreCategory, row.categories);
   // Every category is here: the stores' `category` and `categoryName` read no more.
-  for (const category of categories) storeCategoryById(ctx).prime(category.id, category);
+  for (const category of categories) primeCategory(ctx, category);
 
   return {
     mainCategories: fromJson(em, MainCategory, row.main_categories),

@@ -3,7 +3,15 @@ import { Context } from '../../context';
 import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
-import { activeStoreCountByCategory, openingHoursOfStore, storeCategoryById, storeIsOpen, topStoresByCategory } from './store.loaders';
+import {
+  activeStoreCountByCategory,
+  openingHoursOfStore,
+  primedCategory,
+  primedIsOpen,
+  storeCategoryById,
+  storeIsOpen,
+  topStoresByCategory,
+} from './store.loaders';
 import { listMainCategories, listStoreCategories } from './store.service';
 import { getStoreDetails } from './store-details';
 import { Store } from './store.entity';
@@ -26,19 +34,22 @@ export class StoreResolver {
     return listMainCategories(ctx);
   }
 
+  // The card fields answer a primed value at once, not through a promise (store.loaders.ts primedOf).
   @FieldResolver(() => StoreCategory, { nullable: true })
-  async category(@Root() store: Store, @Ctx() ctx: Context): Promise<StoreCategory | null> {
-    return store.category ? storeCategoryById(ctx).load(store.category.id) : null;
+  category(@Root() store: Store, @Ctx() ctx: Context): StoreCategory | null | Promise<StoreCategory | null> {
+    if (!store.category) return null;
+    return primedCategory(ctx, store.category.id) ?? storeCategoryById(ctx).load(store.category.id);
   }
 
   @FieldResolver(() => String, { nullable: true, description: "The category's name (spec §2.4 `category`)." })
-  async categoryName(@Root() store: Store, @Ctx() ctx: Context): Promise<string | null> {
-    return (await this.category(store, ctx))?.name ?? null;
+  categoryName(@Root() store: Store, @Ctx() ctx: Context): string | null | Promise<string | null> {
+    const category = this.category(store, ctx);
+    return category instanceof Promise ? category.then((c) => c?.name ?? null) : (category?.name ?? null);
   }
 
   @FieldResolver(() => Boolean, { description: 'Open now, from its opening hours in its time zone.' })
-  async isOpen(@Root() store: Store, @Ctx() ctx: Context): Promise<boolean> {
-    return storeIsOpen(ctx).load(store);
+  isOpen(@Root() store: Store, @Ctx() ctx: Context): boolean | Promise<boolean> {
+    return primedIsOpen(ctx, store) ?? storeIsOpen(ctx).load(store);
   }
 
   @FieldResolver(() => [OpeningHours])
