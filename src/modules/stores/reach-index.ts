@@ -23,6 +23,8 @@ const UNSURE_M = 1e-6;
 const TIE_M = 1e-3;
 /** Pages ending past this many stores are ranked by sorting every match. */
 const TOP_MAX = 256;
+/** Cells per block (match passes over a block out of reach at once). */
+const BLOCK = 16;
 /** The first ring of cells listBest lists (chord, metres); rings double from there. */
 const FIRST_RING_M = 100;
 /** Stores per cell the cells aim at, at least. */
@@ -167,6 +169,9 @@ export class ReachIndex {
   /** Cell c holds stores cellAt[c] .. cellAt[c+1]-1, by reach; box: min x, y, z, max x, y, z. */
   private readonly cellAt: Int32Array;
   private readonly box: Float64Array;
+  /** Runs of BLOCK consecutive cells (kdCells lists neighbours together): their box and largest reach, to pass over far ones at once. */
+  private readonly blockBox: Float64Array;
+  private readonly blockReach: Float64Array;
   /** Scratch for one query (Node runs one at a time): matching stores and their chords. */
   private readonly hit: Int32Array;
   private readonly chord: Float64Array;
@@ -176,7 +181,7 @@ export class ReachIndex {
   private readonly cellFar: Float64Array;
   /** The current query (set by match). */
   private point: [number, number, number] = [0, 0, 0];
-  private query: ReachQuery = { lat: 0, lng: 0 };
+  private readonly filter = { rating: false, minRating: 0, category: false, categoryId: 0, free: false, open: false, offer: false, offerAt: 0 };
   private limit = Infinity;
   private filtered = false;
   /** Open filter: each zone's seconds from Sunday (-1: not in the map); per store 0 unknown, 1 closed, 2 open. */
@@ -254,6 +259,22 @@ export class ReachIndex {
     for (const sort of REACH_SORTS) this.rankCells(sort);
     this.cellNear = new Float64Array(cells.length);
     this.cellFar = new Float64Array(cells.length);
+    const blocks = Math.ceil(cells.length / BLOCK);
+    this.blockBox = new Float64Array(blocks * 6);
+    this.blockReach = new Float64Array(blocks);
+    for (let b = 0; b < blocks; b++) {
+      for (let k = 0; k < 3; k++) {
+        this.blockBox[b * 6 + k] = Infinity;
+        this.blockBox[b * 6 + k + 3] = -Infinity;
+      }
+      for (let c = b * BLOCK; c < Math.min((b + 1) * BLOCK, cells.length); c++) {
+        for (let k = 0; k < 3; k++) {
+          this.blockBox[b * 6 + k] = Math.min(this.blockBox[b * 6 + k], this.box[c * 6 + k]);
+          this.blockBox[b * 6 + k + 3] = Math.max(this.blockBox[b * 6 + k + 3], this.box[c * 6 + k + 3]);
+        }
+        this.blockReach[b] = Math.max(this.blockReach[b], this.reach[this.cellAt[c + 1] - 1]);
+      }
+    }
     // The filters' counting structures: a certain run of a cell is counted, not tested store by store.
     this.freeAt = prefixCounts(n, (i) => this.free[i] === 1);
     this.categoryAt = positionsByValue(this.category);
@@ -372,14 +393,36 @@ export class ReachIndex {
    */
   private match(q: ReachQuery, collect: boolean): number | null {
     const [px, py, pz] = (this.point = earthPoint(q.lat, q.lng));
-    this.query = q;
+    // The query's filters in one shape (queries come in many: passes runs per store).
+    const f = this.filter;
+    f.rating = q.minRating !== undefined;
+    f.minRating = q.minRating ?? 0;
+    f.category = q.categoryId !== undefined;
+    f.categoryId = q.categoryId ?? 0;
+    f.free = Boolean(q.freeDelivery);
+    f.open = Boolean(q.openAt);
+    f.offer = q.offerAt !== undefined;
+    f.offerAt = q.offerAt ?? 0;
     this.limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
     this.filtered = filtersStores(q);
     if (q.openAt) this.openAtTimes(q.openAt);
     this.countBy = this.filtered ? this.countingFilter(q) : COUNT_ALL;
-    const { reach, box, cellAt, cellNear, cellFar, limit } = this;
+    const { reach, box, cellAt, cellNear, cellFar, limit, blockBox, blockReach } = this;
     let n = 0;
     for (let c = 0; c < cellNear.length; c++) {
+      if (c % BLOCK === 0) {
+        // A block nearer to nothing than its largest reach: so is each of its cells (a cell's box lies in its block's).
+        const k = (c / BLOCK) * 6;
+        const bx = px < blockBox[k] ? blockBox[k] - px : px > blockBox[k + 3] ? px - blockBox[k + 3] : 0;
+        const by = py < blockBox[k + 1] ? blockBox[k + 1] - py : py > blockBox[k + 4] ? py - blockBox[k + 4] : 0;
+        const bz = pz < blockBox[k + 2] ? blockBox[k + 2] - pz : pz > blockBox[k + 5] ? pz - blockBox[k + 5] : 0;
+        if (Math.sqrt(bx * bx + by * by + bz * bz) > Math.min(blockReach[c / BLOCK], limit) + UNSURE_M) {
+          const next = Math.min(c + BLOCK, cellNear.length);
+          cellNear.fill(Infinity, c, next);
+          c = next - 1;
+          continue;
+        }
+      }
       const b = c * 6;
       // Per axis: the box's gap to the point (near) and its far side's distance (far).
       const nx = px < box[b] ? box[b] - px : px > box[b + 3] ? px - box[b + 3] : 0;
@@ -542,12 +585,12 @@ export class ReachIndex {
 
   /** The filters other than distance, for the current query. */
   private passes(i: number): boolean {
-    const q = this.query;
-    if (q.minRating !== undefined && !(this.rating[i] >= q.minRating)) return false;
-    if (q.categoryId !== undefined && this.category[i] !== q.categoryId) return false;
-    if (q.freeDelivery && !this.free[i]) return false;
-    if (q.openAt && !this.isOpen(i)) return false;
-    if (q.offerAt !== undefined && !this.hasOffer(i, q.offerAt)) return false;
+    const f = this.filter;
+    if (f.rating && !(this.rating[i] >= f.minRating)) return false;
+    if (f.category && this.category[i] !== f.categoryId) return false;
+    if (f.free && !this.free[i]) return false;
+    if (f.open && !this.isOpen(i)) return false;
+    if (f.offer && !this.hasOffer(i, f.offerAt)) return false;
     return true;
   }
 
