@@ -16,9 +16,11 @@ import { VALIDATE_SETTINGS } from './validation';
 const OPTIONS = { ...VALIDATE_SETTINGS, skipMissingProperties: true };
 
 type Check = (object: Record<string, unknown>) => boolean;
+/** An argument class (class-validator's metadata is keyed by constructor). */
+type ArgumentClass = abstract new (...args: never[]) => unknown;
 
 /** Per class: its rules as one check (true: no rule broken), or null (class-validator decides every value). */
-const checks = new Map<Function, Check | null>();
+const checks = new Map<ArgumentClass, Check | null>();
 
 /**
  * class-validator's executor on a value of a class whose rules are all conditions and
@@ -27,7 +29,7 @@ const checks = new Map<Function, Check | null>();
  * own `validate` is called as the executor calls it. Null when the class has any other rule
  * kind, or none (forbidUnknownValues refuses that value: class-validator answers).
  */
-export function compileRules(target: Function): Check | null {
+export function compileRules(target: ArgumentClass): Check | null {
   const storage = getMetadataStorage();
   const metadatas = storage.getTargetValidationMetadatas(target, '', false, false);
   if (metadatas.length === 0) return null;
@@ -65,15 +67,17 @@ export function compileRules(target: Function): Check | null {
 }
 
 /** `@Args({ validateFn: argumentRules })`: the fast path, else type-graphql's own validation. */
-export const argumentRules: ValidatorFn = async (value) => {
+export const argumentRules: ValidatorFn = async (argument) => {
+  const value: unknown = argument;
   if (value === null || typeof value !== 'object') return;
-  const target = value.constructor;
+  const target = value.constructor as ArgumentClass;
   let check = checks.get(target);
   if (check === undefined) checks.set(target, (check = Array.isArray(value) ? null : compileRules(target)));
   if (check?.(value as Record<string, unknown>)) return;
   try {
     if (Array.isArray(value)) {
-      await Promise.all(value.filter((item) => item !== null && typeof item === 'object').map((item: object) => validateOrReject(item, OPTIONS)));
+      const items = (value as unknown[]).filter((item): item is object => item !== null && typeof item === 'object');
+      await Promise.all(items.map((item) => validateOrReject(item, OPTIONS)));
     } else await validateOrReject(value, OPTIONS);
   } catch (error) {
     throw new ArgumentValidationError(error as never);
