@@ -172,6 +172,7 @@ export class ReachIndex {
   /** Runs of BLOCK consecutive cells (kdCells lists neighbours together): their box and largest reach, to pass over far ones at once. */
   private readonly blockBox: Float64Array;
   private readonly blockReach: Float64Array;
+  private readonly blockMinReach: Float64Array;
   /** Scratch for one query (Node runs one at a time): matching stores and their chords. */
   private readonly hit: Int32Array;
   private readonly chord: Float64Array;
@@ -262,6 +263,7 @@ export class ReachIndex {
     const blocks = Math.ceil(cells.length / BLOCK);
     this.blockBox = new Float64Array(blocks * 6);
     this.blockReach = new Float64Array(blocks);
+    this.blockMinReach = new Float64Array(blocks).fill(Infinity);
     for (let b = 0; b < blocks; b++) {
       for (let k = 0; k < 3; k++) {
         this.blockBox[b * 6 + k] = Infinity;
@@ -273,6 +275,7 @@ export class ReachIndex {
           this.blockBox[b * 6 + k + 3] = Math.max(this.blockBox[b * 6 + k + 3], this.box[c * 6 + k + 3]);
         }
         this.blockReach[b] = Math.max(this.blockReach[b], this.reach[this.cellAt[c + 1] - 1]);
+        this.blockMinReach[b] = Math.min(this.blockMinReach[b], this.reach[this.cellAt[c]]);
       }
     }
     // The filters' counting structures: a certain run of a cell is counted, not tested store by store.
@@ -407,42 +410,64 @@ export class ReachIndex {
     this.filtered = filtersStores(q);
     if (q.openAt) this.openAtTimes(q.openAt);
     this.countBy = this.filtered ? this.countingFilter(q) : COUNT_ALL;
-    const { reach, box, cellAt, cellNear, cellFar, limit, blockBox, blockReach } = this;
+    const { cellAt, cellNear, limit, blockBox, blockReach, blockMinReach } = this;
+    const counting = !collect && this.countBy !== COUNT_EACH;
     let n = 0;
     for (let c = 0; c < cellNear.length; c++) {
       if (c % BLOCK === 0) {
-        // A block nearer to nothing than its largest reach: so is each of its cells (a cell's box lies in its block's).
         const k = (c / BLOCK) * 6;
+        const next = Math.min(c + BLOCK, cellNear.length);
         const bx = px < blockBox[k] ? blockBox[k] - px : px > blockBox[k + 3] ? px - blockBox[k + 3] : 0;
         const by = py < blockBox[k + 1] ? blockBox[k + 1] - py : py > blockBox[k + 4] ? py - blockBox[k + 4] : 0;
         const bz = pz < blockBox[k + 2] ? blockBox[k + 2] - pz : pz > blockBox[k + 5] ? pz - blockBox[k + 5] : 0;
+        // A block nearer to nothing than its largest reach: so is each of its cells (a cell's box lies in its block's).
         if (Math.sqrt(bx * bx + by * by + bz * bz) > Math.min(blockReach[c / BLOCK], limit) + UNSURE_M) {
-          const next = Math.min(c + BLOCK, cellNear.length);
           cellNear.fill(Infinity, c, next);
           c = next - 1;
           continue;
         }
+        if (counting) {
+          // Every store of the block in reach for certain (its smallest reach beyond the block's
+          // farthest corner): then so is each in its cell, and the block's stores, one run of
+          // positions, are counted at once. The cells' distances are still kept for listBest.
+          const fx = Math.max(px - blockBox[k], blockBox[k + 3] - px);
+          const fy = Math.max(py - blockBox[k + 1], blockBox[k + 4] - py);
+          const fz = Math.max(pz - blockBox[k + 2], blockBox[k + 5] - pz);
+          if (Math.sqrt(fx * fx + fy * fy + fz * fz) + UNSURE_M <= Math.min(blockMinReach[c / BLOCK], limit)) {
+            for (let cell = c; cell < next; cell++) this.measureCell(cell, px, py, pz);
+            n += this.countIn(cellAt[c], cellAt[next]);
+            c = next - 1;
+            continue;
+          }
+        }
       }
-      const b = c * 6;
-      // Per axis: the box's gap to the point (near) and its far side's distance (far).
-      const nx = px < box[b] ? box[b] - px : px > box[b + 3] ? px - box[b + 3] : 0;
-      const ny = py < box[b + 1] ? box[b + 1] - py : py > box[b + 4] ? py - box[b + 4] : 0;
-      const nz = pz < box[b + 2] ? box[b + 2] - pz : pz > box[b + 5] ? pz - box[b + 5] : 0;
-      const near = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (near > Math.min(reach[cellAt[c + 1] - 1], limit) + UNSURE_M) {
-        cellNear[c] = Infinity;
-        continue;
-      }
-      const fx = Math.max(px - box[b], box[b + 3] - px);
-      const fy = Math.max(py - box[b + 1], box[b + 4] - py);
-      const fz = Math.max(pz - box[b + 2], box[b + 5] - pz);
-      cellNear[c] = near;
-      cellFar[c] = Math.sqrt(fx * fx + fy * fy + fz * fz);
+      if (!this.measureCell(c, px, py, pz)) continue;
       const found = this.scan(c, collect, n);
       if (found === null) return null;
       n = found;
     }
     return n;
+  }
+
+  /** Sets cell c's nearest and farthest distance from the point; false (nearest Infinity) when nothing there can match. */
+  private measureCell(c: number, px: number, py: number, pz: number): boolean {
+    const { box, cellNear, cellFar, reach, cellAt } = this;
+    const b = c * 6;
+    // Per axis: the box's gap to the point (near) and its far side's distance (far).
+    const nx = px < box[b] ? box[b] - px : px > box[b + 3] ? px - box[b + 3] : 0;
+    const ny = py < box[b + 1] ? box[b + 1] - py : py > box[b + 4] ? py - box[b + 4] : 0;
+    const nz = pz < box[b + 2] ? box[b + 2] - pz : pz > box[b + 5] ? pz - box[b + 5] : 0;
+    const near = Math.sqrt(nx * nx + ny * ny + nz * nz);
+    if (near > Math.min(reach[cellAt[c + 1] - 1], this.limit) + UNSURE_M) {
+      cellNear[c] = Infinity;
+      return false;
+    }
+    const fx = Math.max(px - box[b], box[b + 3] - px);
+    const fy = Math.max(py - box[b + 1], box[b + 4] - py);
+    const fz = Math.max(pz - box[b + 2], box[b + 5] - pz);
+    cellNear[c] = near;
+    cellFar[c] = Math.sqrt(fx * fx + fy * fy + fz * fz);
+    return true;
   }
 
   /** Matches in cell c, listed in `hit` from position n when `collect`; n plus their number, or null. */
@@ -451,9 +476,11 @@ export class ReachIndex {
     const [px, py, pz] = this.point;
     const end = cellAt[c + 1];
     // Reach below the nearest distance: out for certain; at least the farthest: in for certain.
-    const from = lowerBound(reach, cellAt[c], end, this.cellNear[c] - UNSURE_M);
+    // (Both searches answer at once when the cell's first candidate already qualifies: a cell well inside reach.)
+    const near = this.cellNear[c] - UNSURE_M;
+    const from = reach[cellAt[c]] >= near ? cellAt[c] : lowerBound(reach, cellAt[c], end, near);
     const far = this.cellFar[c] + UNSURE_M;
-    const sure = limit >= far ? lowerBound(reach, from, end, far) : end;
+    const sure = limit < far ? end : from < end && reach[from] >= far ? from : lowerBound(reach, from, end, far);
     for (let i = from; i < sure; i++) {
       const dx = x[i] - px;
       const dy = y[i] - py;
@@ -731,15 +758,16 @@ function ragged<T extends Int32Array | Float64Array>(
 /**
  * Stores grouped into cells of about the same number of stores: the city is cut in two at the
  * median of its longer side (latitude or longitude, in degrees scaled to distance), and each
- * half again, until a part holds at most the target (√n/4 stores, at least CELL_TARGET). A
+ * half again, until a part holds at most the target (√n/2 stores, at least CELL_TARGET). A
  * square grid put thousands of stores in one cell of a dense centre: every query there
  * measured or listed all of them (docs/decisions.md "City scale: nearby's CPU per request").
  */
 function kdCells(stores: ReachStore[]): ReachStore[][] {
   if (stores.length === 0) return [];
-  // Cells grow with the city (√n stores each, at least CELL_TARGET): their number grows as √n,
+  // Cells grow with the city (√n/2 stores each, at least CELL_TARGET; √n/4 and √n measured slower
+  // or no better at the centre and at random points): their number grows as √n,
   // and so do the stores measured one by one at the cells' edges (n · cell side ∝ n^¾).
-  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 4);
+  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 2);
   const cells: ReachStore[][] = [];
   const split = (part: ReachStore[]): void => {
     if (part.length <= perCell) {
