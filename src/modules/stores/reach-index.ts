@@ -782,11 +782,34 @@ function kdCells(stores: ReachStore[]): ReachStore[][] {
       maxLng = Math.max(maxLng, s.lng);
     }
     const byLat = maxLat - minLat >= (maxLng - minLng) * Math.cos((((minLat + maxLat) / 2) * Math.PI) / 180);
-    part.sort(byLat ? (a, b) => a.lat - b.lat : (a, b) => a.lng - b.lng);
     const half = part.length >>> 1;
+    selectNth(part, half, byLat ? (st) => st.lat : (st) => st.lng);
     split(part.slice(0, half));
     split(part.slice(half));
   };
   split([...stores]);
   return cells;
+}
+
+/** Reorders `items` so that the one at `nth` is where a sort by `value` puts it, none before it greater, none after it smaller (quickselect: no full sort per cut). */
+function selectNth<T>(items: T[], nth: number, value: (item: T) => number): void {
+  let lo = 0;
+  let hi = items.length - 1;
+  while (lo < hi) {
+    const pivot = value(items[(lo + hi) >>> 1]);
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (value(items[i]) < pivot) i++;
+      while (value(items[j]) > pivot) j--;
+      if (i <= j) {
+        [items[i], items[j]] = [items[j], items[i]];
+        i++;
+        j--;
+      }
+    }
+    if (nth <= j) hi = j;
+    else if (nth >= i) lo = i;
+    else return;
+  }
 }
