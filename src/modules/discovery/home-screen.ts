@@ -10,6 +10,7 @@
  */
 import { fromJson, viewObject } from '../../common/row-views';
 import { Context } from '../../context';
+import { executePrepared, PreparedValue } from '../../db/entity-manager';
 import { PRODUCT_BLOCK_ORDER, PRODUCT_BLOCKS, ProductBlock, productBlocksCtes } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffersJson } from '../offers/offer.service';
@@ -39,7 +40,9 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   const em = ctx.em;
   const blocks = homeBlocksCtes(point, size, sources);
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, size);
-  const [row] = await em.execute<HomeRow[]>(
+  // Prepared: the long text is parsed and planned once per connection, not per request.
+  const [row] = await executePrepared<HomeRow>(
+    em,
     `with ${blocks.sql}, ${products.sql}
      select
        (select json_agg(json_build_array(b.block, b.distance_m, ${openNowSql('s')}, ${viewObject(em, Store, 's')}) order by b.block, b.ord)
@@ -48,7 +51,7 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
        ${mainCategoriesJson(em)} as main_categories,
        ${storeCategoriesJson(em)} as categories,
        ${activeGlobalOffersJson(em)} as offers`,
-    [...blocks.params, ...products.params, ...(await openNowParams(ctx))],
+    [...blocks.params, ...products.params, ...(await openNowParams(ctx))] as PreparedValue[],
   );
 
   const storeEntries = row.stores ?? [];
