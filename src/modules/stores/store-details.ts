@@ -21,7 +21,7 @@ import {
   openNowParams,
   openNowSql,
   primeIsOpen,
-  primeCategory,
+  storeCategoryById,
   storeCategoryJson,
 } from './store.loaders';
 import { storeKeyCondition } from './store.service';
@@ -49,7 +49,7 @@ export async function getStoreDetails(ctx: Context, idOrSlug: string | number): 
   if (!row) throw notFound('Store', key);
   const { pre_category: category, pre_hours: hours, pre_offers: offers, pre_open: open, ...columns } = row;
   const [store] = asViews(em, Store, [columns]);
-  if (category) primeCategory(ctx, fromJson(em, StoreCategory, [category])[0]);
+  if (category) storeCategoryById(ctx).prime(store.category!.id, fromJson(em, StoreCategory, [category])[0]);
   openingHoursOfStore(ctx).prime(store.id, fromJson(em, OpeningHours, hours));
   activeOffersOfStore(ctx).prime(store.id, fromJson(em, Offer, offers));
   primeIsOpen(ctx, store, open);

@@ -2,7 +2,7 @@
  * Batch loaders over store rows: the customer-facing ones answer active stores only, and
  * "top 10 per category" and "is open" are rules of this module.
  */
-import { batchLoader, byId, groupBy, LoaderCache } from '../../common/batch-loader';
+import { batchLoader, byId, groupBy } from '../../common/batch-loader';
 import { readViews, View, viewObject } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
@@ -55,46 +55,9 @@ export async function openNowParams(ctx: Context): Promise<[string, string]> {
 }
 
 export function primeIsOpen(ctx: Context, store: View<Store>, open: boolean | null): void {
-  if (open === null) {
-    meetZone(store.timezone); // storeIsOpen decides this time
-    return;
-  }
-  storeIsOpen(ctx).prime(store, open);
-  const known = primedOf(ctx).open;
-  if (!known.has(store)) known.set(store, open); // like prime: the first value stays
+  if (open === null) meetZone(store.timezone); // storeIsOpen decides this time
+  else storeIsOpen(ctx).prime(store, open);
 }
-
-/** Primes storeCategoryById with a category a statement read with its store. */
-export function primeCategory(ctx: Context, category: View<StoreCategory>): void {
-  storeCategoryById(ctx).prime(category.id, category);
-  const known = primedOf(ctx).categories;
-  if (!known.has(category.id)) known.set(category.id, category);
-}
-
-/**
- * What a request's statements primed, readable without a promise: the `isOpen` and category
- * fields answer it at once, so a list of stores completes without a promise per field
- * (GraphQL's execution and the promise hooks were a large part of nearby's CPU). The loaders
- * hold the same values; a key never primed is left to them.
- */
-interface Primed {
-  open: Map<object, boolean>;
-  categories: Map<number, View<StoreCategory>>;
-}
-
-const primedByRequest = new WeakMap<LoaderCache, Primed>();
-
-function primedOf(ctx: Context): Primed {
-  let primed = primedByRequest.get(ctx.loaders);
-  if (!primed) primedByRequest.set(ctx.loaders, (primed = { open: new Map(), categories: new Map() }));
-  return primed;
-}
-
-/** Store `store`'s primed "open now", or undefined (storeIsOpen answers). */
-export const primedIsOpen = (ctx: Context, store: object): boolean | undefined => primedByRequest.get(ctx.loaders)?.open.get(store);
-
-/** Category `id` as primed, or undefined (storeCategoryById answers). */
-export const primedCategory = (ctx: Context, id: number): View<StoreCategory> | undefined => primedByRequest.get(ctx.loaders)?.categories.get(id);
 
 /**
  * Hands the card loaders (category, open now) what a list's own statement already read
@@ -104,7 +67,7 @@ export const primedCategory = (ctx: Context, id: number): View<StoreCategory> | 
 export function primeStoreCards(ctx: Context, cards: Map<View<Store>, { category: View<StoreCategory> | null; open: boolean }>): void {
   for (const [store, card] of cards) {
     primeIsOpen(ctx, store, card.open);
-    if (card.category) primeCategory(ctx, card.category);
+    if (card.category) storeCategoryById(ctx).prime(card.category.id, card.category);
   }
 }
 

@@ -3,15 +3,7 @@ import { Context } from '../../context';
 import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
-import {
-  activeStoreCountByCategory,
-  openingHoursOfStore,
-  primedCategory,
-  primedIsOpen,
-  storeCategoryById,
-  storeIsOpen,
-  topStoresByCategory,
-} from './store.loaders';
+import { activeStoreCountByCategory, openingHoursOfStore, storeCategoryById, storeIsOpen, topStoresByCategory } from './store.loaders';
 import { listMainCategories, listStoreCategories } from './store.service';
 import { getStoreDetails } from './store-details';
 import { Store } from './store.entity';
@@ -34,11 +26,13 @@ export class StoreResolver {
     return listMainCategories(ctx);
   }
 
-  // The card fields answer a primed value at once, not through a promise (store.loaders.ts primedOf).
+  // The card fields answer synchronously what the list's statement already read (`primed`):
+  // no promise per field and per card for graphql-js to wait on (batch-loader.ts PrimedLoader).
   @FieldResolver(() => StoreCategory, { nullable: true })
   category(@Root() store: Store, @Ctx() ctx: Context): StoreCategory | null | Promise<StoreCategory | null> {
     if (!store.category) return null;
-    return primedCategory(ctx, store.category.id) ?? storeCategoryById(ctx).load(store.category.id);
+    const loader = storeCategoryById(ctx);
+    return loader.primed(store.category.id) ?? loader.load(store.category.id);
   }
 
   @FieldResolver(() => String, { nullable: true, description: "The category's name (spec §2.4 `category`)." })
@@ -49,7 +43,8 @@ export class StoreResolver {
 
   @FieldResolver(() => Boolean, { description: 'Open now, from its opening hours in its time zone.' })
   isOpen(@Root() store: Store, @Ctx() ctx: Context): boolean | Promise<boolean> {
-    return primedIsOpen(ctx, store) ?? storeIsOpen(ctx).load(store);
+    const loader = storeIsOpen(ctx);
+    return loader.primed(store) ?? loader.load(store);
   }
 
   @FieldResolver(() => [OpeningHours])
