@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { DriverException } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Database } from '../src/db/orm';
-import { AppEntityManager } from '../src/db/entity-manager';
+import { AppEntityManager, EmbeddedEntityManager, executePrepared } from '../src/db/entity-manager';
 import { openTestDatabase } from './helpers/database';
 
 let db: Database;
@@ -95,6 +95,49 @@ describe('em.execute outside a transaction', () => {
     expect(fields(lean!)).toEqual(fields(mikro!));
     // What databaseFault (src/common/database-faults.ts) reads to answer 503.
     expect(lean!.message).toMatch(/^Knex: Timeout acquiring a connection/);
+  });
+});
+
+describe('em.executePrepared', () => {
+  /** A prepared statement that finds itself among the session's prepared statements. */
+  const named = (em: EntityManager, name: string) =>
+    executePrepared<{ name: string; n: number; text: string }[]>(
+      em,
+      name,
+      `select ?::text as text, ?::int as n, name from pg_prepared_statements where name = '${name}'`,
+      [`it's a "quote"? \\ %_ yes`, 42],
+    );
+
+  it('answers what execute answers, from a statement the connection prepared under its name', async () => {
+    const em = db.orm.em.fork();
+    const sql = `select ?::text as text, ?::int as n, x from unnest(array[1, 2]) as x order by x`;
+    const params = [`it's a "quote"? \\ %_ yes`, 7];
+    expect(await executePrepared(em, 'lean_rows', sql, params)).toEqual(await em.execute(sql, params));
+    // The statement sees itself among the session's prepared statements (a real server only).
+    const found = await named(em, 'lean_named');
+    expect(found).toEqual(db.embedded ? [] : [{ text: `it's a "quote"? \\ %_ yes`, n: 42, name: 'lean_named' }]);
+  });
+
+  it('is execute itself inside a transaction and on the embedded database', async () => {
+    // In a transaction the statement goes unnamed (MikroORM's path, values inlined).
+    expect(await db.orm.em.fork().transactional((tx) => named(tx, 'lean_in_tx'))).toEqual([]);
+    const embedded = Object.create(EmbeddedEntityManager.prototype) as EmbeddedEntityManager;
+    const execute = jest.spyOn(embedded, 'execute').mockResolvedValue([]);
+    Object.assign(embedded, { namesStatements: false });
+    await embedded.executePrepared('x', 'select ?::int', [1]);
+    expect(execute).toHaveBeenCalledWith('select ?::int', [1]);
+  });
+
+  it('fails as execute fails: MikroORM exception classes, the statement in the message (values as placeholders)', async () => {
+    const em = db.orm.em.fork();
+    const sql = 'select no_such_column from pg_class where relname = ?';
+    const failure = (run: Promise<unknown>) => run.then(() => new DriverException(new Error('no failure')), (e: unknown) => e as DriverException);
+    const error = await failure(executePrepared(em, 'lean_broken', sql, ['x']));
+    const reference = await failure(em.execute(sql, ['x']));
+    expect(error).toBeInstanceOf(DriverException);
+    expect(error.constructor).toBe(reference.constructor);
+    expect({ code: error.code, sqlState: error.sqlState }).toEqual({ code: reference.code, sqlState: reference.sqlState });
+    expect(error.message).toMatch(db.embedded ? /^select no_such_column from pg_class where relname = 'x' - / : /^select no_such_column from pg_class where relname = \$1 - /);
   });
 });
 
