@@ -7,7 +7,7 @@ import { DataloaderType, MikroORM, Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
-import { AppEntityManager, EmbeddedEntityManager } from './entity-manager';
+import { AppEntityManager, unnamedStatementsOnly } from './entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
 
@@ -26,14 +26,7 @@ export interface SessionLimits {
   acquireTimeoutMs: number;
 }
 
-/** `embedded`: the database is PGlite (startEmbeddedDatabase), whose pooled connections share one session. */
-export function ormOptions(
-  clientUrl: string,
-  poolMax = 10,
-  logger?: Logger,
-  limits?: SessionLimits,
-  embedded = false,
-): Options<PostgreSqlDriver> {
+export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, limits?: SessionLimits): Options<PostgreSqlDriver> {
   const settings = limits
     ? `set statement_timeout = ${Math.floor(limits.statementTimeoutMs)}; set lock_timeout = ${Math.floor(limits.lockTimeoutMs)}; ` +
       `set idle_in_transaction_session_timeout = ${Math.floor(limits.idleInTransactionTimeoutMs)}`
@@ -43,9 +36,8 @@ export function ormOptions(
     colors: false,
     logger: (message: string) => logger?.info({ component: 'orm' }, message),
     driver: PostgreSqlDriver,
-    // Raw statements outside transactions take a shorter path to the pool (entity-manager.ts);
-    // the embedded database's does not name statements.
-    entityManager: embedded ? EmbeddedEntityManager : AppEntityManager,
+    // Raw statements outside transactions take a shorter path to the pool (entity-manager.ts).
+    entityManager: AppEntityManager,
     clientUrl,
     entities,
     extensions: [Migrator],
@@ -96,14 +88,15 @@ export async function openDatabase(opts: {
     const poolMax = Math.min(opts.poolMax ?? 10, embedded ? embedded.maxConnections - 2 : Infinity);
     if (opts.migrate !== false && opts.limits) {
       // A migration may rightly run longer than a request may: it gets its own, unlimited pool.
-      const migrator = await MikroORM.init(ormOptions(url, 1, opts.logger, undefined, Boolean(embedded)));
+      const migrator = await MikroORM.init(ormOptions(url, 1, opts.logger));
       try {
         await migrator.getMigrator().up();
       } finally {
         await migrator.close(true);
       }
     }
-    const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits, Boolean(embedded)));
+    const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
+    if (embedded) unnamedStatementsOnly(orm);
     if (opts.migrate !== false && !opts.limits) await orm.getMigrator().up();
     return {
       orm,
