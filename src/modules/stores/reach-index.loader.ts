@@ -93,50 +93,62 @@ async function buildIndex(em: EntityManager): Promise<ReachIndex> {
 }
 
 /**
- * readReachRows' rows as arrays (pg's rowMode 'array': no object per row) parsed straight into
- * the index's columns; the rows are garbage as soon as this returns. A million ReachStore
- * objects, with the lists and spread copies parsing made of them, took most of the build's
- * time and gigabytes of heap at 1 000 000 stores (docs/decisions.md "City scale").
+ * readReachRows' rows as arrays (pg's rowMode 'array': no object per row), fetched from a cursor
+ * in batches (in the caller's repeatable-read transaction: one snapshot) and parsed straight
+ * into the index's columns, sized by a count in that snapshot. A million ReachStore objects,
+ * with the lists and spread copies parsing made of them, took most of the build's time and
+ * gigabytes of heap at 1 000 000 stores; one result of a million arrays still left ~150 MB
+ * of pages committed after the build at 100 000 (docs/decisions.md "City scale").
  */
 async function readReachColumns(em: EntityManager): Promise<ReachColumns> {
-  const { rows } = (await em
-    .getKnex()
-    .raw(REACH_ROWS_SQL)
-    .options({ rowMode: 'array' })
-    .transacting(em.getTransactionContext()!)) as { rows: unknown[][] };
-  const n = rows.length;
+  const raw = (sql: string) => em.getKnex().raw(sql).options({ rowMode: 'array' }).transacting(em.getTransactionContext()!);
+  const [{ n }] = await em.execute<{ n: number }[]>(`select count(*)::int as n from stores s where ${REACH_ROWS_WHERE}`);
   const c = emptyColumns(n);
   const zoneOf = new Map<string, number>();
   const open: number[] = [];
   const offers: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = rows[i] as [number, number, number, number, number, number, number, number, number, boolean, number, number, number | null, string, string | null, string | null];
-    c.id[i] = r[0];
-    c.x[i] = r[1];
-    c.y[i] = r[2];
-    c.z[i] = r[3];
-    c.reach[i] = r[4];
-    c.lat[i] = r[5];
-    c.lng[i] = r[6];
-    c.rating[i] = r[7];
-    c.ratingCount[i] = r[8];
-    c.free[i] = r[9] ? 1 : 0;
-    c.fee[i] = r[10];
-    c.time[i] = r[11];
-    c.category[i] = r[12] ?? -1;
-    let zone = zoneOf.get(r[13]);
-    if (zone === undefined) zoneOf.set(r[13], (zone = c.zones.push(r[13]) - 1));
-    c.zone[i] = zone;
-    pushOpenPeriods(r[14], open);
-    c.openAt[i + 1] = open.length;
-    pushNumbers(r[15], offers);
-    c.offerAt[i + 1] = offers.length;
-    rows[i] = []; // let the row go now: the heap holds one copy of the city, not two
+  // Planned for all its rows, as the statement alone is (not for the first tenth, a cursor's default).
+  await em.execute('set local cursor_tuple_fraction = 1');
+  await raw(`declare reach_rows no scroll cursor for ${REACH_ROWS_SQL}`);
+  let i = 0;
+  for (;;) {
+    const { rows } = (await raw(`fetch forward ${READ_BATCH_ROWS} from reach_rows`)) as { rows: unknown[][] };
+    if (i + rows.length > n) throw new Error('reach index: more stores than counted in the same snapshot');
+    for (const row of rows) {
+      const r = row as [number, number, number, number, number, number, number, number, number, boolean, number, number, number | null, string, string | null, string | null];
+      c.id[i] = r[0];
+      c.x[i] = r[1];
+      c.y[i] = r[2];
+      c.z[i] = r[3];
+      c.reach[i] = r[4];
+      c.lat[i] = r[5];
+      c.lng[i] = r[6];
+      c.rating[i] = r[7];
+      c.ratingCount[i] = r[8];
+      c.free[i] = r[9] ? 1 : 0;
+      c.fee[i] = r[10];
+      c.time[i] = r[11];
+      c.category[i] = r[12] ?? -1;
+      let zone = zoneOf.get(r[13]);
+      if (zone === undefined) zoneOf.set(r[13], (zone = c.zones.push(r[13]) - 1));
+      c.zone[i] = zone;
+      pushOpenPeriods(r[14], open);
+      c.openAt[i + 1] = open.length;
+      pushNumbers(r[15], offers);
+      c.offerAt[i + 1] = offers.length;
+      i++;
+    }
+    if (rows.length < READ_BATCH_ROWS) break;
   }
+  await em.execute('close reach_rows');
+  if (i !== n) throw new Error('reach index: fewer stores than counted in the same snapshot');
   c.open = Int32Array.from(open);
   c.offers = Float64Array.from(offers);
   return c;
 }
+
+/** Rows per fetch of the build's cursor (a few MB of row arrays at a time). */
+const READ_BATCH_ROWS = 20_000;
 
 /** The numbers of `text` (separated by ',' or ';') in order, without a list per row: Number of each token, as parseNumbers. */
 function eachNumber(text: string, each: (v: number) => void): void {
@@ -187,6 +199,9 @@ async function readReachRows(em: EntityManager): Promise<ReachRow[]> {
   return em.execute<ReachRow[]>(REACH_ROWS_SQL);
 }
 
+/** The stores the index holds. */
+const REACH_ROWS_WHERE = 's.is_active and s.earth is not null';
+
 /** Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads them by position). */
 const REACH_ROWS_SQL = `with h as (
        select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
@@ -202,7 +217,7 @@ const REACH_ROWS_SQL = `with h as (
             s.free_delivery as "freeDelivery", case when s.free_delivery then 0 else s.delivery_price_cents end as fee,
             s.delivery_time as "deliveryTime", s.category_id as "categoryId", s.timezone, h.hours, o.windows
      from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
-     where s.is_active and s.earth is not null`;
+     where ${REACH_ROWS_WHERE}`;
 
 function parseHours(text: string | null): HoursRow[] {
   if (!text) return [];
