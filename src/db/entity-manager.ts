@@ -14,7 +14,7 @@
  * before. A transaction's statements, QueryBuilders and logged statements take MikroORM's
  * path as they always did.
  */
-import type { AnyEntity, EntityData, LoggingOptions } from '@mikro-orm/core';
+import type { AnyEntity, EntityData, EventSubscriber, LoggingOptions } from '@mikro-orm/core';
 import { EntityManager, Knex, PostgreSqlConnection, PostgreSqlDriver, QueryResult } from '@mikro-orm/postgresql';
 
 /** The parts of knex's client the lean path uses (typed `any` by knex). */
@@ -26,6 +26,29 @@ interface KnexClient {
 
 type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
 
+/**
+ * The write generation: how many writes through this process's ORM have committed. The REST
+ * answer cache (rest/answer-cache.ts) keeps an answer only while it is unchanged. It moves
+ * after a root transaction commits (`committedWrites`, a subscriber of every EntityManager:
+ * `em.transactional`, `em.begin/commit`, and the transaction of every flush that writes), and
+ * after a raw statement other than a read runs outside a transaction (`execute` below; inside
+ * one, the commit counts it). A read-only transaction moves it too: that only costs the
+ * cache its entries. Writes that go around the EntityManager (QueryBuilder writes,
+ * `em.nativeUpdate`, `getConnection().execute`, another process) are not seen: the code base
+ * has none, and the cache's one-second window bounds what they could leave stale.
+ */
+let generation = 0;
+export const writeGeneration = (): number => generation;
+export const committedWrites: EventSubscriber = {
+  afterTransactionCommit: () => {
+    generation++;
+  },
+};
+
+/** A statement that reads only: `select`, or `with` whose parts are not writes. Anything else counts as a write. */
+const isRead = (sql: string): boolean =>
+  /^\s*\(?\s*select\b/i.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge)\b/i.test(sql));
+
 export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
   override async execute<T extends Result = EntityData<AnyEntity>[]>(
     queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
@@ -33,8 +56,26 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     method: 'all' | 'get' | 'run' = 'all',
     loggerContext?: LoggingOptions,
   ): Promise<T> {
+    const inTransaction = Boolean(this.getContext(false).getTransactionContext());
+    const write = !inTransaction && (typeof queryOrKnex !== 'string' || !isRead(queryOrKnex));
+    try {
+      return await this.send<T>(queryOrKnex, params, method, inTransaction, loggerContext);
+    } finally {
+      // Counted once the statement has ended, failed or not: a read that started before it
+      // then stores nothing (a failed statement changed nothing; counting it costs only hits).
+      if (write) generation++;
+    }
+  }
+
+  private async send<T extends Result>(
+    queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
+    params: unknown[],
+    method: 'all' | 'get' | 'run',
+    inTransaction: boolean,
+    loggerContext?: LoggingOptions,
+  ): Promise<T> {
     const config = this.config;
-    if (typeof queryOrKnex !== 'string' || this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query', loggerContext)) {
+    if (typeof queryOrKnex !== 'string' || inTransaction || config.getLogger().isEnabled('query', loggerContext)) {
       return super.execute<T>(queryOrKnex, params, method, loggerContext);
     }
     const driver = this.getDriver();
