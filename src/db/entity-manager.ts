@@ -33,9 +33,10 @@ type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
  * `em.transactional`, `em.begin/commit`, and the transaction of every flush that writes), and
  * after a raw statement other than a read runs outside a transaction (`execute` below; inside
  * one, the commit counts it). A read-only transaction moves it too: that only costs the
- * cache its entries. Writes that go around the EntityManager (QueryBuilder writes,
- * `em.nativeUpdate`, `getConnection().execute`, another process) are not seen: the code base
- * has none, and the cache's one-second window bounds what they could leave stale.
+ * cache its entries. Writes by neither a transaction nor `execute` (QueryBuilder writes,
+ * `em.nativeUpdate/Delete/Insert`, `em.upsert`, `getConnection().execute`, another process)
+ * are not seen: the code base has none, and the cache's one-second window bounds what they
+ * could leave stale.
  */
 let generation = 0;
 export const writeGeneration = (): number => generation;

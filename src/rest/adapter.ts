@@ -115,7 +115,8 @@ export function restRouter(
 /**
  * What a cached answer depends on besides the clock and the database: the row, its variables
  * as read (so `lat=33.60` and `lat=33.6` are one key; their order is the document's) and the
- * viewer (an owner sees their inactive store; a refused token reads as anonymous, as it is answered).
+ * viewer (an owner sees the offers and menus of their inactive store; a refused token reads as
+ * anonymous, as it is answered).
  */
 function answerKey(route: RestRoute, variables: Record<string, unknown>, ctx: Context): string {
   return `${route.method} ${route.path} ${ctx.viewer ? ctx.viewer.userId : 'anon'} ${JSON.stringify(variables)}`;
