@@ -181,6 +181,33 @@ describe('a write through this instance', () => {
   });
 });
 
+describe('writes among concurrent reads', () => {
+  it('each write is in the read its writer makes next, while others read the same key all along', async () => {
+    const owner = await makeOwner(server, make);
+    const offer = await make.offer({ storeId: owner.store.id, title: 'v0' });
+    const details = `/api/v1/store/stores/${owner.store.id}`;
+    let writing = true;
+    const readers = Array.from({ length: 6 }, async () => {
+      let reads = 0;
+      while (writing) {
+        expect((await server.http.get(details)).status).toBe(200);
+        reads++;
+      }
+      return reads;
+    });
+    try {
+      for (let v = 1; v <= 15; v++) {
+        const put = await server.http.put(`/api/v1/store/offers/${offer.id}`, { title: `v${v}` }, { token: owner.token });
+        expect(put.status).toBe(200);
+        expect((await server.http.get(details)).body.data.offers[0].title).toBe(`v${v}`);
+      }
+    } finally {
+      writing = false;
+    }
+    expect((await Promise.all(readers)).every((reads) => reads > 0)).toBe(true);
+  });
+});
+
 describe('the next second of the service clock', () => {
   it('recomputes, and then shows what changed outside this instance', async () => {
     const { store } = await city();
