@@ -13,6 +13,7 @@ import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { startEmbeddedDatabase } from '../src/db/embedded';
 import { Database, openDatabase } from '../src/db/orm';
+import { executePrepared } from '../src/db/entity-manager';
 
 const vmModules = typeof (vm as { SourceTextModule?: unknown }).SourceTextModule === 'function';
 const describeEmbedded = vmModules ? describe : describe.skip;
@@ -108,5 +109,16 @@ describeEmbedded('openDatabase({ dataDir })', () => {
     expect(Number(row.metres)).toBeCloseTo((6_378_168 * Math.PI) / 180, 0);
     const [similar] = await em.execute<{ score: number }[]>(`select similarity('pizza', 'pizzas') as score`);
     expect(Number(similar.score)).toBeGreaterThan(0.5);
+  });
+
+  it('answers prepared reads on every pooled connection at once (one shared session: sent unnamed)', async () => {
+    db = await openDatabase({ dataDir: dataDir() });
+    const sql = 'select ?::text as text, earth_distance(ll_to_earth(?, ?), ll_to_earth(0, 0)) as metres';
+    const reads = Array.from({ length: 6 }, (_, k) => executePrepared(db!.orm.em.fork(), sql, [`read ${k}`, k, 0]));
+    const rows = await Promise.all(reads);
+    rows.forEach(([row], k) => {
+      expect(row.text).toBe(`read ${k}`);
+      expect(Number(row.metres)).toBeCloseTo(((6_378_168 * Math.PI) / 180) * k, 0);
+    });
   });
 });

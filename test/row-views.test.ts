@@ -9,7 +9,7 @@ import { EntityClass, ReferenceKind, wrap } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
-import { readViews } from '../src/common/row-views';
+import { fromJson, fromJsonArrays, readViews, viewArray, viewObject } from '../src/common/row-views';
 import { Ad } from '../src/modules/ads/ad.entity';
 import { Menu } from '../src/modules/catalog/menu.entity';
 import { MenuCategory } from '../src/modules/catalog/menu-category.entity';
@@ -82,6 +82,21 @@ describe('row views', () => {
       }
       for (const getter of getters) expect([getter, v[getter]]).toEqual([getter, e[getter]]);
       expect(wrap(e, true).__managed).toBe(true);
+    });
+  });
+
+  it.each(tables)('%p: a view read as a JSON object or a JSON array equals the row view', async (entity, table) => {
+    const m = em();
+    const rows = await m.execute<{ object: object; array: unknown[] }[]>(
+      `select ${viewObject(m, entity, 't')} as object, ${viewArray(m, entity, 't')} as array from ${table} t order by t.id limit 400`,
+    );
+    const views = await readViews(m, entity, 't', `from ${table} t order by t.id limit 400`);
+    const arrays = fromJsonArrays(m, entity, rows.map((r) => r.array));
+    expect(arrays).toEqual(views);
+    expect(arrays).toEqual(fromJson(m, entity, rows.map((r) => r.object)));
+    arrays.forEach((view, i) => {
+      expect(Object.getPrototypeOf(view)).toBe(entity.prototype);
+      expect(Object.keys(view)).toEqual(Object.keys(views[i]));
     });
   });
 

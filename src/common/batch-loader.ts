@@ -10,6 +10,52 @@ import { EntityManager } from '@mikro-orm/postgresql';
 /** The loaders a request has created so far, by their declaration. */
 export type LoaderCache = Map<unknown, DataLoader<unknown, unknown>>;
 
+/**
+ * A DataLoader that also answers, without a promise, the values a statement handed it (`prime`):
+ * a field resolver that returns such a value synchronously lets graphql-js complete its object
+ * without a promise per field and per object (the home screen's 40 cards each asked two loaders:
+ * docs/decisions.md "City scale: the home screen's statement prepared"). `primed` answers only
+ * what `load` would answer: a key loaded before it was primed keeps the loaded value (DataLoader
+ * ignores that prime), so it is not recorded.
+ */
+export class PrimedLoader<K, V> extends DataLoader<K, V> {
+  private readonly primedValues = new Map<K, V>();
+  private readonly loadedKeys = new Set<K>();
+
+  override load(key: K): Promise<V> {
+    if (!this.primedValues.has(key)) this.loadedKeys.add(key);
+    return super.load(key);
+  }
+
+  override prime(key: K, value: V | PromiseLike<V> | Error): this {
+    if (!this.primedValues.has(key) && !this.loadedKeys.has(key) && !(value instanceof Error) && !isPromiseLike(value)) {
+      this.primedValues.set(key, value);
+    }
+    return super.prime(key, value);
+  }
+
+  override clear(key: K): this {
+    this.primedValues.delete(key);
+    this.loadedKeys.delete(key);
+    return super.clear(key);
+  }
+
+  override clearAll(): this {
+    this.primedValues.clear();
+    this.loadedKeys.clear();
+    return super.clearAll();
+  }
+
+  /** The value primed for `key` (`undefined`: none; `load` it). */
+  primed(key: K): V | undefined {
+    return this.primedValues.get(key);
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
 export interface LoaderScope {
   em: EntityManager;
   loaders: LoaderCache;
@@ -17,10 +63,10 @@ export interface LoaderScope {
 
 /** `S`: a loader that needs more of the request than its em (the clock) names the scope it takes. */
 export function batchLoader<K, V, S extends LoaderScope = LoaderScope>(batch: (em: EntityManager, keys: readonly K[], scope: S) => Promise<V[]>) {
-  const loaderOf = (scope: S): DataLoader<K, V> => {
-    let loader = scope.loaders.get(loaderOf) as DataLoader<K, V> | undefined;
+  const loaderOf = (scope: S): PrimedLoader<K, V> => {
+    let loader = scope.loaders.get(loaderOf) as PrimedLoader<K, V> | undefined;
     if (!loader) {
-      loader = new DataLoader<K, V>((keys) => batch(scope.em, keys, scope));
+      loader = new PrimedLoader<K, V>((keys) => batch(scope.em, keys, scope));
       scope.loaders.set(loaderOf, loader);
     }
     return loader;

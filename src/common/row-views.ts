@@ -110,6 +110,36 @@ export function viewObject(em: EntityManager, entity: EntityClass<object>, alias
 }
 
 /**
+ * A view of `entity` as one JSON array of its column values, in the order `fromJsonArrays` names
+ * them (`json_build_array(alias."column", ...)`): what `viewObject` answers without repeating
+ * every property name in every row, for long lists (the home screen's 40 cards and 30 products:
+ * a third less JSON for PostgreSQL to write and Node to parse).
+ */
+export function viewArray(em: EntityManager, entity: EntityClass<object>, alias: string): string {
+  const key = `array:${alias}`;
+  const shape = shapeOf(em, entity);
+  let select = shape.selects.get(key);
+  if (select === undefined) {
+    // A function takes at most 100 arguments (PostgreSQL's FUNC_MAX_ARGS).
+    if (shape.columns.length > 100) throw new Error(`row-views: ${entity.name} has too many columns for json_build_array`);
+    select = `json_build_array(${shape.columns.map(([column]) => `${alias}."${column}"`).join(', ')})`;
+    shape.selects.set(key, select);
+  }
+  return select;
+}
+
+/** Views of arrays selected with `viewArray`: each becomes the object `viewObject` would have answered, then a view. */
+export function fromJsonArrays<T extends object>(em: EntityManager, entity: EntityClass<T>, arrays: unknown[][]): View<T>[] {
+  const { columns } = shapeOf(em, entity);
+  const objects = arrays.map((values) => {
+    const object: Record<string, unknown> = {};
+    for (let k = 0; k < columns.length; k++) object[columns[k][1]] = values[k];
+    return object;
+  });
+  return asViews(em, entity, objects);
+}
+
+/**
  * Views of objects selected with `viewObject` (parsed JSON: numbers, text, booleans as the driver
  * answers them; timestamps as ISO text, parsed as the ORM parses them), in place.
  */

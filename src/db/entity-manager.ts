@@ -14,14 +14,45 @@
  * before. A transaction's statements, QueryBuilders and logged statements take MikroORM's
  * path as they always did.
  */
-import type { AnyEntity, EntityData, EventSubscriber, LoggingOptions } from '@mikro-orm/core';
+import type { AnyEntity, Configuration, EntityData, EventSubscriber, LoggingOptions } from '@mikro-orm/core';
 import { EntityManager, Knex, PostgreSqlConnection, PostgreSqlDriver, QueryResult } from '@mikro-orm/postgresql';
 
 /** The parts of knex's client the lean path uses (typed `any` by knex). */
 interface KnexClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<void>;
-  query(connection: unknown, sql: string): Promise<{ response: unknown }>;
+  query(connection: unknown, sql: string | { sql: string; bindings: unknown[]; options?: { name: string } }): Promise<{ response: unknown }>;
+}
+
+/** A value `executePrepared` binds: sent as text, typed by where its placeholder stands. */
+export type PreparedValue = string | number | boolean | null;
+
+/**
+ * ORMs whose connections share one database session (the embedded database serves every pooled
+ * connection from one): a statement name prepared by one connection collides with the next
+ * connection's Parse of it (README "Limits and faults"), so their prepared reads go unnamed.
+ */
+const sharedSessions = new WeakSet<Configuration>();
+
+export function unnamedStatementsOnly(orm: { config: Configuration }): void {
+  sharedSessions.add(orm.config);
+}
+
+/**
+ * Each distinct text `executePrepared` has sent, by its statement name. The texts come from code
+ * (a few shapes per read path, every value bound), so this stays small; past the cap a text goes
+ * unnamed rather than growing every connection's prepared statements without bound.
+ */
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 64;
+
+function statementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `app_read_${statementNames.size + 1}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
@@ -32,7 +63,7 @@ type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
  * after a root transaction commits (`committedWrites`, a subscriber of every EntityManager:
  * `em.transactional`, `em.begin/commit`, and the transaction of every flush that writes), and
  * after a raw statement other than a read runs outside a transaction (`execute` below; inside
- * one, the commit counts it). A read-only transaction moves it too: that only costs the
+ * one, the commit counts it; `executePrepared` refuses anything but a read). A read-only transaction moves it too: that only costs the
  * cache its entries. Writes by neither a transaction nor `execute` (QueryBuilder writes,
  * `em.nativeUpdate/Delete/Insert`, `em.upsert`, `getConnection().execute`, another process)
  * are not seen: the code base has none, and the cache's one-second window bounds what they
@@ -103,4 +134,56 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
       throw driver.convertException(error as Error);
     }
   }
+
+  /**
+   * Rows of a read sent as a named prepared statement: PostgreSQL parses and analyses its text
+   * once per connection (and, once its generic plan is chosen, plans it once), and each call
+   * sends only the statement's name and its values instead of the whole text with the values
+   * inlined (docs/decisions.md "City scale: the home screen's statement prepared"). For long
+   * statements on hot paths, whose text is the same on every call (every value a `?`).
+   * Each `?` becomes `$n`; its value is sent as text and typed by where it stands, so a `?` whose
+   * type PostgreSQL cannot infer needs a cast (`?::text`). Lists are refused: `execute` expands
+   * them into `in (...)`, a bound parameter would not. Inside a transaction or with query logging
+   * on, the statement takes `execute`'s path (values inlined) as every other statement does;
+   * where connections share one session (`unnamedStatementsOnly`) it is sent unnamed.
+   */
+  async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[]): Promise<T[]> {
+    for (const value of params) {
+      if (value !== null && typeof value === 'object') throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
+    }
+    // Writes go through `execute`, which moves the write generation (the answer cache's invalidation).
+    if (!isRead(sql)) throw new Error('executePrepared sends reads only (writes go through execute)');
+    const config = this.config;
+    if (this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query')) {
+      return super.execute<T[]>(sql, params);
+    }
+    const driver = this.getDriver();
+    const connection = driver.getConnection() as PostgreSqlConnection & {
+      transformRawResult<R>(result: unknown, method: 'all' | 'get' | 'run'): R;
+    };
+    try {
+      await connection.ensureConnection();
+      const text = config.get('onQuery')(sql, params);
+      const name = sharedSessions.has(config) ? undefined : statementName(text);
+      const client = connection.getKnex().client as KnexClient;
+      const pooled = await client.acquireConnection().catch((error: unknown) => {
+        if (error instanceof Error && error.name === 'KnexTimeoutError') Object.assign(error, { sql: text, bindings: params });
+        throw error;
+      });
+      try {
+        const { response } = await client.query(pooled, { sql: text, bindings: params, ...(name && { options: { name } }) });
+        return connection.transformRawResult<T[]>(response, 'all');
+      } finally {
+        await client.releaseConnection(pooled);
+      }
+    } catch (error) {
+      throw driver.convertException(error as Error);
+    }
+  }
+}
+
+/** `em.executePrepared` of the application's EntityManager (every fork is one). */
+export function executePrepared<T extends EntityData<AnyEntity>>(em: EntityManager, sql: string, params: PreparedValue[]): Promise<T[]> {
+  if (!(em instanceof AppEntityManager)) throw new Error('executePrepared needs the application EntityManager (db/orm.ts)');
+  return em.executePrepared<T>(sql, params);
 }

@@ -7,7 +7,7 @@ import { DataloaderType, MikroORM, Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
-import { AppEntityManager, committedWrites } from './entity-manager';
+import { AppEntityManager, committedWrites, unnamedStatementsOnly } from './entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
 
@@ -98,6 +98,7 @@ export async function openDatabase(opts: {
       }
     }
     const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
+    if (embedded) unnamedStatementsOnly(orm);
     if (opts.migrate !== false && !opts.limits) await orm.getMigrator().up();
     return {
       orm,

@@ -3,13 +3,15 @@
  * costs a fixed slice of CPU, more than the SQL behind it; the screen took nine or ten): the
  * store blocks (home-query.ts), the product blocks drawn from their stores (product-query.ts),
  * the rows of every card, "open now" of each store, the categories and the global offers, each
- * block a JSON column of views (src/common/row-views.ts `viewObject`). Nothing the cards' field
+ * block a JSON column of views (src/common/row-views.ts `viewObject`, and `viewArray` for the long
+ * lists of cards and products). Nothing the cards' field
  * resolvers would read is left to a loader: "open now" and the store categories are handed to
  * theirs (`prime`), which still answer whatever was not. docs/decisions.md "City scale: the
  * home screen and search in one statement each".
  */
-import { fromJson, viewObject } from '../../common/row-views';
+import { fromJson, fromJsonArrays, viewArray } from '../../common/row-views';
 import { Context } from '../../context';
+import { executePrepared, PreparedValue } from '../../db/entity-manager';
 import { PRODUCT_BLOCK_ORDER, PRODUCT_BLOCKS, ProductBlock, productBlocksCtes } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffersJson } from '../offers/offer.service';
@@ -26,10 +28,10 @@ import { Homepage } from './discovery.types';
 type ShownBlock = Exclude<StoreBlock, 'product_sources'>;
 
 interface HomeRow {
-  /** [block, distance in metres, open now (null: not decided here), the store], in block order. */
-  stores: [ShownBlock, number | null, boolean | null, object][] | null;
-  /** [block, the product], unordered. */
-  products: [ProductBlock, object][] | null;
+  /** [block, distance in metres, open now (null: not decided here), the store's columns (`viewArray`)], in block order. */
+  stores: [ShownBlock, number | null, boolean | null, unknown[]][] | null;
+  /** [block, the product's columns (`viewArray`)], unordered. */
+  products: [ProductBlock, unknown[]][] | null;
   main_categories: object[] | null;
   categories: object[] | null;
   offers: object[] | null;
@@ -39,20 +41,22 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   const em = ctx.em;
   const blocks = homeBlocksCtes(point, size, sources);
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, size);
-  const [row] = await em.execute<HomeRow[]>(
+  // Prepared: the long text is parsed and planned once per connection, not per request.
+  const [row] = await executePrepared<HomeRow>(
+    em,
     `with ${blocks.sql}, ${products.sql}
      select
-       (select json_agg(json_build_array(b.block, b.distance_m, ${openNowSql('s')}, ${viewObject(em, Store, 's')}) order by b.block, b.ord)
+       (select json_agg(json_build_array(b.block, b.distance_m, ${openNowSql('s')}, ${viewArray(em, Store, 's')}) order by b.block, b.ord)
           from blocks b join stores s on s.id = b.id where b.block <> 'product_sources') as stores,
-       (select json_agg(json_build_array(pb.block, ${viewObject(em, Product, 'p')})) from product_blocks pb join products p on p.id = pb.id) as products,
+       (select json_agg(json_build_array(pb.block, ${viewArray(em, Product, 'p')})) from product_blocks pb join products p on p.id = pb.id) as products,
        ${mainCategoriesJson(em)} as main_categories,
        ${storeCategoriesJson(em)} as categories,
        ${activeGlobalOffersJson(em)} as offers`,
-    [...blocks.params, ...products.params, ...(await openNowParams(ctx))],
+    [...blocks.params, ...products.params, ...(await openNowParams(ctx))] as PreparedValue[],
   );
 
   const storeEntries = row.stores ?? [];
-  const stores = fromJson(em, Store, storeEntries.map((entry) => entry[3]));
+  const stores = fromJsonArrays(em, Store, storeEntries.map((entry) => entry[3]));
   const storeBlocks: Record<ShownBlock, Store[]> = { top_rated_stores: [], popular_near_you: [], stores: [] };
   storeEntries.forEach(([block, distanceM, open], k) => {
     const store = stores[k];
@@ -62,7 +66,7 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   });
 
   const productEntries = row.products ?? [];
-  const productViews = fromJson(em, Product, productEntries.map((entry) => entry[1]));
+  const productViews = fromJsonArrays(em, Product, productEntries.map((entry) => entry[1]));
   const productBlocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as Product[]])) as Record<ProductBlock, Product[]>;
   productEntries.forEach(([block], k) => productBlocks[block].push(productViews[k]));
   for (const block of PRODUCT_BLOCKS) productBlocks[block].sort(PRODUCT_BLOCK_ORDER[block]);

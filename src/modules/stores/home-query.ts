@@ -6,7 +6,7 @@
  * home screen and search".
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { GeoPoint, storeConditions } from './store-query';
+import { GeoPoint, pointEarth, storeConditions } from './store-query';
 
 export const STORE_BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'product_sources'] as const;
 export type StoreBlock = (typeof STORE_BLOCKS)[number];
@@ -106,7 +106,7 @@ export async function walkedStoreBlocks(
  * itself takes its entries WITH TIES too, so no tie group is cut: a full block is exact.
  */
 function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, walk: number): SqlPart {
-  const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
+  const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false, pointOnce: true });
   const order = blockOrders(Boolean(point));
   // The popularity walk serves popular_near_you, product_sources and (without a point) stores.
   const popular = Math.max(size, sources, point ? 0 : 2 * size);
@@ -131,7 +131,7 @@ function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, 
     nearest = {
       sql: `nearest as materialized (
               select s.id, ${distance} as distance_m from (
-                select id, earth, delivery_radius_km, true as is_active, earth <-> ll_to_earth(?, ?) as knn
+                select id, earth, delivery_radius_km, true as is_active, earth <-> ${pointEarth(true)} as knn
                 from stores where is_active and ${withinLargestRadius('earth')} order by knn fetch first ? rows with ties) s
               where ${where} order by s.knn fetch first ? rows with ties), `,
       params: [...distanceParams, point.lat, point.lng, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
@@ -173,7 +173,7 @@ export async function rankedStoreBlocks(
 
 /** `ranked(block, id, distance_m, ord)`, the full ranking; `gate` (SQL, no parameters) can keep it from reading anything. */
 function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, gate: string): SqlPart {
-  const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false });
+  const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false, pointOnce: true });
   const box = point ? `${withinLargestRadius('s.earth')} and ` : '';
   const boxParams = point ? [point.lat, point.lng] : [];
   const order = blockOrders(Boolean(point));
@@ -201,7 +201,7 @@ function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, 
  * at its edge, so where few stores deliver it reads the box's few entries, not its whole allowance.
  */
 function withinLargestRadius(earth: string): string {
-  return `earth_box(ll_to_earth(?, ?), (select max(delivery_radius_km) from stores where is_active) * 1000) @> ${earth}`;
+  return `earth_box(${pointEarth(true)}, (select max(delivery_radius_km) from stores where is_active) * 1000) @> ${earth}`;
 }
 
 function toBlocks(rows: BlockRow[]): Record<StoreBlock, BlockStore[]> {

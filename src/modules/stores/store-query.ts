@@ -51,17 +51,18 @@ const ORDER_BY: Record<StoreSort, string> = {
  * follow. `box: false` leaves the box out: a nearest-first walk of that index needs none.
  * `localTimes`: with the open filter, the wall clocks of its instant (localTimesAt, or a
  * reach index copy's zones when only its stores can match: zoneClocks).
+ * `pointOnce`: the point's `earth` as a one-time subquery (`pointEarth`), for prepared statements.
  */
 export function storeConditions(
   filter: StoreFilter,
-  { box = true, localTimes }: { box?: boolean; localTimes?: string } = {},
+  { box = true, localTimes, pointOnce = false }: { box?: boolean; localTimes?: string; pointOnce?: boolean } = {},
 ): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
   const conditions = ['s.is_active'];
   const params: unknown[] = [];
   let distance = 'null::float8';
   let distanceParams: unknown[] = [];
   if (filter.point) {
-    const here = 'll_to_earth(?, ?)';
+    const here = pointEarth(pointOnce);
     const point = [filter.point.lat, filter.point.lng];
     distance = `earth_distance(s.earth, ${here})`;
     distanceParams = point;
@@ -97,6 +98,17 @@ export function storeConditions(
   }
   if (filter.hasOffer) conditions.push(`exists (select 1 from offers o where o.store_id = s.id and ${activeWindowSql('o')})`);
   return { where: conditions.join(' and '), params, distance, distanceParams };
+}
+
+/**
+ * The SQL of a point's `earth` (its two parameters: latitude, longitude). `once`: as a one-time
+ * subquery, so a prepared statement's generic plan, where the point is a parameter, computes it
+ * once per execution and not once per store it tests (`ll_to_earth` of constants is folded
+ * while planning, of parameters it is not: measured 3 → 36 ms for a walk of 10 000 stores). The
+ * value is the same either way.
+ */
+export function pointEarth(once: boolean): string {
+  return once ? '(select ll_to_earth(?, ?))' : 'll_to_earth(?, ?)';
 }
 
 /** What a store's card shows beyond its row (REST's store summary): its category, open now. */
