@@ -1,7 +1,7 @@
 /**
  * Who delivers to a point, in process memory: a compact typed-array copy of every active
- * store's position, delivery reach and the columns nearby filters and sorts on, bucketed by a
- * grid on position; in each cell the stores are sorted by reach. For a point, a cell whose
+ * store's position, delivery reach and the columns nearby filters and sorts on, bucketed into
+ * cells of nearby stores (kdCells); in each cell the stores are sorted by reach. For a point, a cell whose
  * farthest corner is within a store's reach holds that store for certain, a cell nearer than
  * nothing none, and only the stores whose reach falls between the cell's nearest and farthest
  * distance are measured one by one. The test is PostgreSQL's (storeConditions): the chord to
@@ -10,6 +10,8 @@
  * "too close to call" and the caller asks PostgreSQL instead. docs/decisions.md "City scale".
  * No database access here: reach-index.loader.ts builds and refreshes it.
  */
+
+import { countAtMost, countBetween, distinctSorted, lowerBoundInt, positionsByValue, prefixCounts, WaveletMatrix } from './reach-counts';
 
 /** earthdistance's earth(): the radius in metres its cubes are built on. */
 export const EARTH_M = 6378168;
@@ -21,8 +23,25 @@ const UNSURE_M = 1e-6;
 const TIE_M = 1e-3;
 /** Pages ending past this many stores are ranked by sorting every match. */
 const TOP_MAX = 256;
-/** Stores per grid cell the grid aims at, at least. */
+/** Cells per block (match passes over a block out of reach at once). */
+const BLOCK = 16;
+/** The first ring of cells listBest lists (chord, metres); rings double from there. */
+const FIRST_RING_M = 100;
+/** Stores per cell the cells aim at, at least. */
 const CELL_TARGET = 32;
+
+/**
+ * How a query's stores in reach for certain are counted (scan without `collect`): all of them
+ * (no filter), by one filter's counting structure (reach-counts.ts), or each tested (several
+ * filters at once, or a value no structure answers).
+ */
+const COUNT_ALL = 0;
+const COUNT_FREE = 1;
+const COUNT_CATEGORY = 2;
+const COUNT_RATING = 3;
+const COUNT_OPEN = 4;
+const COUNT_OFFER = 5;
+const COUNT_EACH = 6;
 
 export const REACH_SORTS = ['distance', 'rating', 'delivery_fee', 'delivery_time'] as const;
 export type ReachSort = (typeof REACH_SORTS)[number];
@@ -150,6 +169,10 @@ export class ReachIndex {
   /** Cell c holds stores cellAt[c] .. cellAt[c+1]-1, by reach; box: min x, y, z, max x, y, z. */
   private readonly cellAt: Int32Array;
   private readonly box: Float64Array;
+  /** Runs of BLOCK consecutive cells (kdCells lists neighbours together): their box and largest reach, to pass over far ones at once. */
+  private readonly blockBox: Float64Array;
+  private readonly blockReach: Float64Array;
+  private readonly blockMinReach: Float64Array;
   /** Scratch for one query (Node runs one at a time): matching stores and their chords. */
   private readonly hit: Int32Array;
   private readonly chord: Float64Array;
@@ -159,13 +182,31 @@ export class ReachIndex {
   private readonly cellFar: Float64Array;
   /** The current query (set by match). */
   private point: [number, number, number] = [0, 0, 0];
-  private query: ReachQuery = { lat: 0, lng: 0 };
+  private readonly filter = { rating: false, minRating: 0, category: false, categoryId: 0, free: false, open: false, offer: false, offerAt: 0 };
   private limit = Infinity;
   private filtered = false;
   /** Open filter: each zone's seconds from Sunday (-1: not in the map); per store 0 unknown, 1 closed, 2 open. */
-  private openKey = '';
   private zoneTime = new Int32Array(0);
   private readonly openState: Uint8Array;
+  /** The clock map set last (zoneClocks keeps one per second) and, per zone, which interval between its stores' period boundaries its time is in. */
+  private openMap: Map<string, number> | null = null;
+  private zoneSpan = new Int32Array(0);
+  private readonly zoneBounds: Float64Array[];
+  /** Counting structures of the filters (reach-counts.ts): running counts of free delivery, each category's positions, rating ranks. */
+  private readonly freeAt: Int32Array;
+  private readonly categoryAt: Map<number, Int32Array>;
+  private readonly ratings: Float64Array;
+  private readonly ratingRanks: WaveletMatrix;
+  /** Running counts of open stores (null until a count needs them, again after the states change). */
+  private openAtCount: Int32Array | null = null;
+  private readonly openCounts: Int32Array;
+  /** Running counts of stores with an offer live, valid while the instant is in interval `offerSpan` of `offerBounds`. */
+  private readonly offerBounds: Float64Array;
+  private offerSpan = -1;
+  private readonly offerCounts: Int32Array;
+  private countBy = COUNT_ALL;
+  private countKey = 0;
+  private countList: Int32Array = new Int32Array(0);
 
   constructor(
     stores: ReachStore[],
@@ -173,7 +214,7 @@ export class ReachIndex {
     readonly version: string,
   ) {
     const n = (this.size = stores.length);
-    const cells = gridCells(stores);
+    const cells = kdCells(stores);
     this.cellAt = new Int32Array(cells.length + 1);
     this.box = new Float64Array(cells.length * 6);
     const order: ReachStore[] = [];
@@ -219,6 +260,37 @@ export class ReachIndex {
     for (const sort of REACH_SORTS) this.rankCells(sort);
     this.cellNear = new Float64Array(cells.length);
     this.cellFar = new Float64Array(cells.length);
+    const blocks = Math.ceil(cells.length / BLOCK);
+    this.blockBox = new Float64Array(blocks * 6);
+    this.blockReach = new Float64Array(blocks);
+    this.blockMinReach = new Float64Array(blocks).fill(Infinity);
+    for (let b = 0; b < blocks; b++) {
+      for (let k = 0; k < 3; k++) {
+        this.blockBox[b * 6 + k] = Infinity;
+        this.blockBox[b * 6 + k + 3] = -Infinity;
+      }
+      for (let c = b * BLOCK; c < Math.min((b + 1) * BLOCK, cells.length); c++) {
+        for (let k = 0; k < 3; k++) {
+          this.blockBox[b * 6 + k] = Math.min(this.blockBox[b * 6 + k], this.box[c * 6 + k]);
+          this.blockBox[b * 6 + k + 3] = Math.max(this.blockBox[b * 6 + k + 3], this.box[c * 6 + k + 3]);
+        }
+        this.blockReach[b] = Math.max(this.blockReach[b], this.reach[this.cellAt[c + 1] - 1]);
+        this.blockMinReach[b] = Math.min(this.blockMinReach[b], this.reach[this.cellAt[c]]);
+      }
+    }
+    // The filters' counting structures: a certain run of a cell is counted, not tested store by store.
+    this.freeAt = prefixCounts(n, (i) => this.free[i] === 1);
+    this.categoryAt = positionsByValue(this.category);
+    this.ratings = distinctSorted(this.rating);
+    const rankOf = (r: number) => (Number.isNaN(r) ? 0 : 1 + lowerBound(this.ratings, 0, this.ratings.length, r));
+    this.ratingRanks = new WaveletMatrix(Int32Array.from(this.rating, rankOf), this.ratings.length);
+    this.openCounts = new Int32Array(n + 1);
+    this.offerCounts = new Int32Array(n + 1);
+    // An open state can only change when a zone's clock passes one of its stores' period boundaries; an offer's at one of the offers' bounds.
+    const bounds = zones.map(() => [] as number[]);
+    for (let i = 0; i < n; i++) for (let k = this.openAt[i]; k < this.openAt[i + 1]; k++) bounds[this.zone[i]].push(this.open[k]);
+    this.zoneBounds = bounds.map(distinctSorted);
+    this.offerBounds = distinctSorted(this.offers);
   }
 
   /** Bytes held by the typed arrays (the measure of the index's memory). */
@@ -250,7 +322,14 @@ export class ReachIndex {
       this.hit,
       this.chord,
       this.openState,
-    ].reduce((sum, a) => sum + a.byteLength, 0);
+      this.freeAt,
+      this.ratings,
+      this.openCounts,
+      this.offerCounts,
+      this.offerBounds,
+      ...this.zoneBounds,
+      ...this.categoryAt.values(),
+    ].reduce((sum, a) => sum + a.byteLength, this.ratingRanks.bytes);
   }
 
   /**
@@ -317,29 +396,52 @@ export class ReachIndex {
    */
   private match(q: ReachQuery, collect: boolean): number | null {
     const [px, py, pz] = (this.point = earthPoint(q.lat, q.lng));
-    this.query = q;
+    // The query's filters in one shape (queries come in many: passes runs per store).
+    const f = this.filter;
+    f.rating = q.minRating !== undefined;
+    f.minRating = q.minRating ?? 0;
+    f.category = q.categoryId !== undefined;
+    f.categoryId = q.categoryId ?? 0;
+    f.free = Boolean(q.freeDelivery);
+    f.open = Boolean(q.openAt);
+    f.offer = q.offerAt !== undefined;
+    f.offerAt = q.offerAt ?? 0;
     this.limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
     this.filtered = filtersStores(q);
     if (q.openAt) this.openAtTimes(q.openAt);
-    const { reach, box, cellAt, cellNear, cellFar } = this;
+    this.countBy = this.filtered ? this.countingFilter(q) : COUNT_ALL;
+    const { cellAt, cellNear, limit, blockBox, blockReach, blockMinReach } = this;
+    const counting = !collect && this.countBy !== COUNT_EACH;
     let n = 0;
     for (let c = 0; c < cellNear.length; c++) {
-      const b = c * 6;
-      let near = 0;
-      let far = 0;
-      for (let k = 0; k < 3; k++) {
-        const p = k === 0 ? px : k === 1 ? py : pz;
-        const lo = box[b + k];
-        const hi = box[b + k + 3];
-        const d = p < lo ? lo - p : p > hi ? p - hi : 0;
-        near += d * d;
-        const f = Math.max(p - lo, hi - p);
-        far += f * f;
+      if (c % BLOCK === 0) {
+        const k = (c / BLOCK) * 6;
+        const next = Math.min(c + BLOCK, cellNear.length);
+        const bx = px < blockBox[k] ? blockBox[k] - px : px > blockBox[k + 3] ? px - blockBox[k + 3] : 0;
+        const by = py < blockBox[k + 1] ? blockBox[k + 1] - py : py > blockBox[k + 4] ? py - blockBox[k + 4] : 0;
+        const bz = pz < blockBox[k + 2] ? blockBox[k + 2] - pz : pz > blockBox[k + 5] ? pz - blockBox[k + 5] : 0;
+        // A block nearer to nothing than its largest reach: so is each of its cells (a cell's box lies in its block's).
+        if (Math.sqrt(bx * bx + by * by + bz * bz) > Math.min(blockReach[c / BLOCK], limit) + UNSURE_M) {
+          cellNear.fill(Infinity, c, next);
+          c = next - 1;
+          continue;
+        }
+        if (counting) {
+          // Every store of the block in reach for certain (its smallest reach beyond the block's
+          // farthest corner): then so is each in its cell, and the block's stores, one run of
+          // positions, are counted at once. The cells' distances are still kept for listBest.
+          const fx = Math.max(px - blockBox[k], blockBox[k + 3] - px);
+          const fy = Math.max(py - blockBox[k + 1], blockBox[k + 4] - py);
+          const fz = Math.max(pz - blockBox[k + 2], blockBox[k + 5] - pz);
+          if (Math.sqrt(fx * fx + fy * fy + fz * fz) + UNSURE_M <= Math.min(blockMinReach[c / BLOCK], limit)) {
+            for (let cell = c; cell < next; cell++) this.measureCell(cell, px, py, pz);
+            n += this.countIn(cellAt[c], cellAt[next]);
+            c = next - 1;
+            continue;
+          }
+        }
       }
-      near = Math.sqrt(near);
-      cellFar[c] = Math.sqrt(far);
-      cellNear[c] = near > Math.min(reach[cellAt[c + 1] - 1], this.limit) + UNSURE_M ? Infinity : near;
-      if (cellNear[c] === Infinity) continue;
+      if (!this.measureCell(c, px, py, pz)) continue;
       const found = this.scan(c, collect, n);
       if (found === null) return null;
       n = found;
@@ -347,19 +449,42 @@ export class ReachIndex {
     return n;
   }
 
+  /** Sets cell c's nearest and farthest distance from the point; false (nearest Infinity) when nothing there can match. */
+  private measureCell(c: number, px: number, py: number, pz: number): boolean {
+    const { box, cellNear, cellFar, reach, cellAt } = this;
+    const b = c * 6;
+    // Per axis: the box's gap to the point (near) and its far side's distance (far).
+    const nx = px < box[b] ? box[b] - px : px > box[b + 3] ? px - box[b + 3] : 0;
+    const ny = py < box[b + 1] ? box[b + 1] - py : py > box[b + 4] ? py - box[b + 4] : 0;
+    const nz = pz < box[b + 2] ? box[b + 2] - pz : pz > box[b + 5] ? pz - box[b + 5] : 0;
+    const near = Math.sqrt(nx * nx + ny * ny + nz * nz);
+    if (near > Math.min(reach[cellAt[c + 1] - 1], this.limit) + UNSURE_M) {
+      cellNear[c] = Infinity;
+      return false;
+    }
+    const fx = Math.max(px - box[b], box[b + 3] - px);
+    const fy = Math.max(py - box[b + 1], box[b + 4] - py);
+    const fz = Math.max(pz - box[b + 2], box[b + 5] - pz);
+    cellNear[c] = near;
+    cellFar[c] = Math.sqrt(fx * fx + fy * fy + fz * fz);
+    return true;
+  }
+
   /** Matches in cell c, listed in `hit` from position n when `collect`; n plus their number, or null. */
   private scan(c: number, collect: boolean, n: number): number | null {
-    const { reach, cellAt, hit, chord, limit, filtered } = this;
+    const { reach, cellAt, hit, chord, limit, filtered, x, y, z } = this;
     const [px, py, pz] = this.point;
     const end = cellAt[c + 1];
     // Reach below the nearest distance: out for certain; at least the farthest: in for certain.
-    const from = lowerBound(reach, cellAt[c], end, this.cellNear[c] - UNSURE_M);
+    // (Both searches answer at once when the cell's first candidate already qualifies: a cell well inside reach.)
+    const near = this.cellNear[c] - UNSURE_M;
+    const from = reach[cellAt[c]] >= near ? cellAt[c] : lowerBound(reach, cellAt[c], end, near);
     const far = this.cellFar[c] + UNSURE_M;
-    const sure = limit >= far ? lowerBound(reach, from, end, far) : end;
+    const sure = limit < far ? end : from < end && reach[from] >= far ? from : lowerBound(reach, from, end, far);
     for (let i = from; i < sure; i++) {
-      const dx = this.x[i] - px;
-      const dy = this.y[i] - py;
-      const dz = this.z[i] - pz;
+      const dx = x[i] - px;
+      const dy = y[i] - py;
+      const dz = z[i] - pz;
       const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
       const bound = Math.min(reach[i], limit);
       if (d > bound + UNSURE_M || (filtered && !this.passes(i))) continue;
@@ -370,7 +495,16 @@ export class ReachIndex {
       }
       n++;
     }
-    if (!collect && !filtered) return n + end - sure;
+    if (!collect && this.countBy !== COUNT_EACH) return n + this.countIn(sure, end);
+    if (collect && this.countBy === COUNT_CATEGORY) {
+      // Only the category's own positions (ascending) of the run.
+      const list = this.countList;
+      for (let k = lowerBoundInt(list, sure); k < list.length && list[k] < end; k++) {
+        hit[n++] = list[k];
+        chord[list[k]] = NaN;
+      }
+      return n;
+    }
     for (let i = sure; i < end; i++) {
       if (filtered && !this.passes(i)) continue;
       if (collect) {
@@ -398,7 +532,7 @@ export class ReachIndex {
       const groupKey = this.bestOf[sort][cells[groupAt[g]]];
       if (top.length === want && key(top[want - 1], groupKey) < 0) return n;
       let inner = -1;
-      let outer = 500;
+      let outer = FIRST_RING_M;
       for (;;) {
         let next = Infinity; // the nearest cell of the group beyond `outer`
         const listed = n;
@@ -424,28 +558,84 @@ export class ReachIndex {
     return n;
   }
 
+  /**
+   * The one filter of `q` whose structure counts a run of positions (COUNT_EACH with several,
+   * or a NaN rating), made ready for the query: the category's positions, the rating's rank,
+   * the open or offer counts of the instant.
+   */
+  private countingFilter(q: ReachQuery): number {
+    const asked = [q.freeDelivery, q.categoryId !== undefined, q.minRating !== undefined, Boolean(q.openAt), q.offerAt !== undefined];
+    if (asked.filter(Boolean).length !== 1) return COUNT_EACH;
+    const kind = [COUNT_FREE, COUNT_CATEGORY, COUNT_RATING, COUNT_OPEN, COUNT_OFFER][asked.indexOf(true)];
+    switch (kind) {
+      case COUNT_CATEGORY:
+        this.countList = this.categoryAt.get(q.categoryId!) ?? new Int32Array(0);
+        break;
+      case COUNT_RATING:
+        if (Number.isNaN(q.minRating)) return COUNT_EACH;
+        // Ranks: 0 for NaN (never at least a rating), 1 + the index of the value among the distinct ratings.
+        this.countKey = 1 + lowerBound(this.ratings, 0, this.ratings.length, q.minRating!);
+        break;
+      case COUNT_OPEN:
+        if (!this.openAtCount) this.openAtCount = prefixCounts(this.size, (i) => this.isOpen(i), this.openCounts);
+        break;
+      case COUNT_OFFER: {
+        const at = q.offerAt!;
+        const span = countAtMost(this.offerBounds, at);
+        if (span !== this.offerSpan) {
+          prefixCounts(this.size, (i) => this.hasOffer(i, at), this.offerCounts);
+          this.offerSpan = span;
+        }
+        break;
+      }
+    }
+    return kind;
+  }
+
+  /** How many stores of positions [from, to) pass the query's filter (countBy not COUNT_EACH). */
+  private countIn(from: number, to: number): number {
+    switch (this.countBy) {
+      case COUNT_ALL:
+        return to - from;
+      case COUNT_FREE:
+        return this.freeAt[to] - this.freeAt[from];
+      case COUNT_CATEGORY:
+        return countBetween(this.countList, from, to);
+      case COUNT_RATING:
+        return this.ratingRanks.countAtLeast(from, to, this.countKey);
+      case COUNT_OPEN:
+        return this.openCounts[to] - this.openCounts[from];
+      default:
+        return this.offerCounts[to] - this.offerCounts[from];
+    }
+  }
+
   /** The filters other than distance, for the current query. */
   private passes(i: number): boolean {
-    const q = this.query;
-    if (q.minRating !== undefined && !(this.rating[i] >= q.minRating)) return false;
-    if (q.categoryId !== undefined && this.category[i] !== q.categoryId) return false;
-    if (q.freeDelivery && !this.free[i]) return false;
-    if (q.openAt && !this.isOpen(i)) return false;
-    if (q.offerAt !== undefined && !this.hasOffer(i, q.offerAt)) return false;
+    const f = this.filter;
+    if (f.rating && !(this.rating[i] >= f.minRating)) return false;
+    if (f.category && this.category[i] !== f.categoryId) return false;
+    if (f.free && !this.free[i]) return false;
+    if (f.open && !this.isOpen(i)) return false;
+    if (f.offer && !this.hasOffer(i, f.offerAt)) return false;
     return true;
   }
 
   /**
-   * Sets the clock map of the open filter. Whether a store is open is kept per store until the
-   * map changes (once a second at most: storeLocalTimes has whole seconds), so requests in the
-   * same second test each store once.
+   * Sets the clock map of the open filter. Whether a store is open is kept per store (and the
+   * running counts of open stores) until a zone's clock passes one of the boundaries of its
+   * stores' periods (store_is_open's comparisons cannot change in between): requests test each
+   * store once per such interval, not once per second.
    */
   private openAtTimes(openAt: Map<string, number>): void {
-    const key = [...openAt].join(';');
-    if (key === this.openKey) return;
-    this.openKey = key;
+    if (openAt === this.openMap) return;
+    this.openMap = openAt;
     this.zoneTime = Int32Array.from(this.zones, (z) => openAt.get(z) ?? -1);
+    const spans = Int32Array.from(this.zoneTime, (t, z) => (t < 0 ? -1 : countAtMost(this.zoneBounds[z], t)));
+    if (spans.length === this.zoneSpan.length && spans.every((span, z) => span === this.zoneSpan[z])) return;
+    this.zoneSpan = spans;
     this.openState.fill(0);
+    this.openAtCount = null;
   }
 
   /**
@@ -565,27 +755,61 @@ function ragged<T extends Int32Array | Float64Array>(
   return [at, values];
 }
 
-/** Stores grouped by a square grid on latitude/longitude. */
-function gridCells(stores: ReachStore[]): ReachStore[][] {
+/**
+ * Stores grouped into cells of about the same number of stores: the city is cut in two at the
+ * median of its longer side (latitude or longitude, in degrees scaled to distance), and each
+ * half again, until a part holds at most the target (√n/2 stores, at least CELL_TARGET). A
+ * square grid put thousands of stores in one cell of a dense centre: every query there
+ * measured or listed all of them (docs/decisions.md "City scale: nearby's CPU per request").
+ */
+function kdCells(stores: ReachStore[]): ReachStore[][] {
   if (stores.length === 0) return [];
-  let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
-  for (const s of stores) {
-    minLat = Math.min(minLat, s.lat);
-    maxLat = Math.max(maxLat, s.lat);
-    minLng = Math.min(minLng, s.lng);
-    maxLng = Math.max(maxLng, s.lng);
-  }
-  const area = Math.max(maxLat - minLat, 1e-4) * Math.max(maxLng - minLng, 1e-4);
-  // Cells grow with the city (√n stores each, at least CELL_TARGET): their number grows as √n,
+  // Cells grow with the city (√n/2 stores each, at least CELL_TARGET; √n/4 and √n measured slower
+  // or no better at the centre and at random points): their number grows as √n,
   // and so do the stores measured one by one at the cells' edges (n · cell side ∝ n^¾).
-  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 4);
-  const side = Math.min(1, Math.max(1e-3, Math.sqrt((area * perCell) / stores.length)));
-  const cells = new Map<string, ReachStore[]>();
-  for (const s of stores) {
-    const key = `${Math.floor(s.lat / side)}:${Math.floor(s.lng / side)}`;
-    const cell = cells.get(key);
-    if (cell) cell.push(s);
-    else cells.set(key, [s]);
+  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 2);
+  const cells: ReachStore[][] = [];
+  const split = (part: ReachStore[]): void => {
+    if (part.length <= perCell) {
+      cells.push(part);
+      return;
+    }
+    let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
+    for (const s of part) {
+      minLat = Math.min(minLat, s.lat);
+      maxLat = Math.max(maxLat, s.lat);
+      minLng = Math.min(minLng, s.lng);
+      maxLng = Math.max(maxLng, s.lng);
+    }
+    const byLat = maxLat - minLat >= (maxLng - minLng) * Math.cos((((minLat + maxLat) / 2) * Math.PI) / 180);
+    const half = part.length >>> 1;
+    selectNth(part, half, byLat ? (st) => st.lat : (st) => st.lng);
+    split(part.slice(0, half));
+    split(part.slice(half));
+  };
+  split([...stores]);
+  return cells;
+}
+
+/** Reorders `items` so that the one at `nth` is where a sort by `value` puts it, none before it greater, none after it smaller (quickselect: no full sort per cut). */
+function selectNth<T>(items: T[], nth: number, value: (item: T) => number): void {
+  let lo = 0;
+  let hi = items.length - 1;
+  while (lo < hi) {
+    const pivot = value(items[(lo + hi) >>> 1]);
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (value(items[i]) < pivot) i++;
+      while (value(items[j]) > pivot) j--;
+      if (i <= j) {
+        [items[i], items[j]] = [items[j], items[i]];
+        i++;
+        j--;
+      }
+    }
+    if (nth <= j) hi = j;
+    else if (nth >= i) lo = i;
+    else return;
   }
-  return [...cells.values()];
 }

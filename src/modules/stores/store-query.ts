@@ -298,7 +298,9 @@ function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[];
   const categories: (View<StoreCategory> | null)[] = [];
   const columns = rows.map(({ distance_m, reachVersion: _version, cardCategory, ...store }) => {
     categories.push(cardCategory ? fromJson(em, StoreCategory, [cardCategory])[0] : null);
-    return { ...store, distanceKm: kmOf(distance_m) };
+    // The rest object is the row's own copy: distanceKm goes last on it, as before (one copy per row, not two).
+    (store as Record<string, unknown>).distanceKm = kmOf(distance_m);
+    return store;
   });
   return { stores: asViews(em, Store, columns), categories };
 }
