@@ -6,7 +6,8 @@
  */
 import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Database } from '../src/db/orm';
+import { MikroORM } from '@mikro-orm/core';
+import { Database, ormOptions } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
@@ -221,6 +222,9 @@ async function terms(): Promise<string[]> {
     '%a',
     'a_b',
     '100%',
+    '?',
+    'pizza?',
+    '$1',
     "l'",
     "d'orange",
     'jus d orange',
@@ -301,7 +305,8 @@ describe('search ranks names, then reads their best rows, like ranking every mat
 });
 
 /** The ids of search's ranked stores and products, each ranking's statement alone. */
-const hitIds = async (hits: { sql: string; params: unknown[] }) => (await em().execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
+const hitIds = async (hits: { sql: string; params: unknown[] }) =>
+  (await em().execute<{ id: number }[]>(hits.sql, hits.params)).map((r) => r.id);
 const searchStoreIds = (q: string, limit: number) => hitIds(storeHitsSql(q, limit));
 const searchProductIds = (q: string, limit: number) => hitIds(productHitsSql(q, limit));
 
@@ -395,5 +400,37 @@ describe('the home screen and search in one statement each', () => {
       if (expected.stores.length > 0 && expected.products.length > 0) nonEmpty++;
     }
     expect(nonEmpty).toBeGreaterThan(30);
+  }, 300_000);
+
+  it('answers the same from the prepared statement once its connection keeps one generic plan', async () => {
+    if (db.embedded) return; // the embedded database sends the statement unprepared (executePrepared)
+    // One pooled connection, so the warm-up below is the connection every term then runs on.
+    const one = await MikroORM.init(ormOptions(db.orm.config.get('clientUrl'), 1));
+    try {
+      const ctx = () => ({ ...requestContext(), em: one.em.fork() }) as Context;
+      // PostgreSQL plans the first five executions of a prepared statement for their values.
+      for (let k = 0; k < 6; k++) await readSearchResults(ctx(), 'pizza', 20);
+      const [cached] = await one.em
+        .fork()
+        .execute<{ generic_plans: string; custom_plans: string }[]>(
+          `select generic_plans, custom_plans from pg_prepared_statements where statement like 'with store_hits as%'`,
+        );
+      expect(Number(cached.generic_plans)).toBeGreaterThan(0);
+      for (const q of await terms()) {
+        const expected = await referenceSearch(q, 20);
+        const { result, count } = await countStatements(one, () => readSearchResults(ctx(), q, 20));
+        expect({ q, count, stores: ids(result.stores), products: ids(result.products) }).toEqual({ q, count: 1, ...expected });
+        expect({ q, products: plain(result.products) }).toEqual({ q, products: await viewsOf(Product, 'products', expected.products) });
+      }
+      const [after] = await one.em
+        .fork()
+        .execute<{ generic_plans: string; custom_plans: string }[]>(
+          `select generic_plans, custom_plans from pg_prepared_statements where statement like 'with store_hits as%'`,
+        );
+      // Every term after the warm-up ran on the generic plan: none was planned for its values.
+      expect(Number(after.custom_plans)).toBe(Number(cached.custom_plans));
+    } finally {
+      await one.close(true);
+    }
   }, 300_000);
 });

@@ -4,7 +4,7 @@
  * search. Other modules call these functions; the SQL text never leaves this file.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { matchingNames } from '../../common/name-search';
+import { matchingNames, sqlRowCount } from '../../common/name-search';
 
 /** "A customer may see this product" (`p` is products): active, in a category of an active menu. */
 const VISIBLE_PRODUCT = `p.is_active and exists (
@@ -99,17 +99,19 @@ export type BlockProduct = { id: number; orderCount: number };
  * similarity desc, order_count desc, id) is their order. Names are ranked once each
  * (product_search_names) and each matching name gives its most ordered visible products from
  * `products_search_name_index`; products of worse-ranked names are read only while the page is short.
+ * As `storeHitsSql`: the SQL depends on `limit` only, the term is in `params`.
  */
-export function productHitsSql(q: string, limit: number): { sql: string; params: unknown[] } {
+export function productHitsSql(q: string, limit: number): { sql: string; params: string[] } {
   const names = matchingNames('product_search_names', q);
+  const rows = sqlRowCount(limit);
   // stores.is_active is read here, in the same statement, so the limit counts visible products only.
   return {
     sql: `select p.id, n.prefix, n.similarity, p.order_count from ${names.sql} n cross join lateral (
        select p.id, p.order_count from products p join stores s on s.id = p.store_id
        where search_text(p.name) = n.search_name and ${VISIBLE_PRODUCT} and s.is_active
-       order by p.order_count desc, p.id limit ?) p
-     order by n.prefix desc, n.similarity desc, p.order_count desc, p.id limit ?`,
-    params: [...names.params, limit, limit],
+       order by p.order_count desc, p.id limit ${rows}) p
+     order by n.prefix desc, n.similarity desc, p.order_count desc, p.id limit ${rows}`,
+    params: names.params,
   };
 }
 

@@ -2,10 +2,13 @@
  * Search's answer in one statement (issue 9: each round trip to PostgreSQL costs the service a
  * fixed slice of CPU; search took four): the matching stores and products (store-query.ts
  * `storeHitsSql`, product-query.ts `productHitsSql`) and their rows, as JSON columns of views
- * (src/common/row-views.ts `viewObject`) in the hits' own order.
+ * (src/common/row-views.ts `viewObject`) in the hits' own order. The statement is prepared
+ * (`executePrepared`; one text per limit, the term bound), so each pooled connection plans it
+ * once (docs/decisions.md "City scale: search without planning").
  */
 import { fromJson, viewObject } from '../../common/row-views';
 import { Context } from '../../context';
+import { executePrepared } from '../../db/entity-manager';
 import { productHitsSql } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { Store } from '../stores/store.entity';
@@ -16,7 +19,8 @@ export async function readSearchResults(ctx: Context, q: string, limit: number):
   const em = ctx.em;
   const storeHits = storeHitsSql(q, limit);
   const productHits = productHitsSql(q, limit);
-  const [row] = await em.execute<{ stores: object[] | null; products: object[] | null }[]>(
+  const [row] = await executePrepared<{ stores: object[] | null; products: object[] | null }>(
+    em,
     `with store_hits as (${storeHits.sql}), product_hits as (${productHits.sql})
      select
        (select json_agg(${viewObject(em, Store, 's')} order by h.prefix desc, h.similarity desc, h.rating desc, h.id)

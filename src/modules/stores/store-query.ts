@@ -6,7 +6,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
-import { matchingNames } from '../../common/name-search';
+import { matchingNames, sqlRowCount } from '../../common/name-search';
 import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
 import { localTimesAt, localTimesOf } from './local-time';
 import { StoreCategory } from './store-category.entity';
@@ -358,15 +358,17 @@ async function loadInOrder(em: EntityManager, rows: { id: number; distance_m: nu
  * similarity desc, rating desc, id) is their order. Names are ranked once each
  * (store_search_names) and each matching name gives its best stores from
  * `stores_search_name_index` (index only); stores of worse-ranked names are read only while
- * the page is short.
+ * the page is short. The SQL depends on `limit` only (written into it, so the planner knows it
+ * whether the statement is prepared or not); the term is in `params`.
  */
-export function storeHitsSql(q: string, limit: number): { sql: string; params: unknown[] } {
+export function storeHitsSql(q: string, limit: number): { sql: string; params: string[] } {
   const names = matchingNames('store_search_names', q);
+  const rows = sqlRowCount(limit);
   return {
     sql: `select s.id, n.prefix, n.similarity, s.rating from ${names.sql} n cross join lateral (
        select s.id, s.rating from stores s where search_text(s.name) = n.search_name and s.is_active
-       order by s.rating desc, s.id limit ?) s
-     order by n.prefix desc, n.similarity desc, s.rating desc, s.id limit ?`,
-    params: [...names.params, limit, limit],
+       order by s.rating desc, s.id limit ${rows}) s
+     order by n.prefix desc, n.similarity desc, s.rating desc, s.id limit ${rows}`,
+    params: names.params,
   };
 }
