@@ -85,20 +85,19 @@ export class WaveletMatrix {
     for (let level = 0; level < this.bits; level++) {
       const bit = this.bits - 1 - level;
       const words = new Uint32Array((n >>> 5) + 1);
-      const zeroValues: number[] = [];
-      const oneValues: number[] = [];
-      for (let i = 0; i < n; i++) {
-        if ((current[i] >>> bit) & 1) {
-          words[i >>> 5] |= 1 << (i & 31);
-          oneValues.push(current[i]);
-        } else zeroValues.push(current[i]);
-      }
+      for (let i = 0; i < n; i++) if ((current[i] >>> bit) & 1) words[i >>> 5] |= 1 << (i & 31);
       const ones = new Int32Array(words.length + 1);
       for (let w = 0; w < words.length; w++) ones[w + 1] = ones[w] + popcount(words[w]);
       this.words.push(words);
       this.ones.push(ones);
-      this.zeros.push(zeroValues.length);
-      current = Int32Array.from([...zeroValues, ...oneValues]);
+      const zeros = n - ones[words.length];
+      this.zeros.push(zeros);
+      // The next level: this level's zeros, then its ones, each in their order (typed arrays: no lists of a million numbers).
+      const next = new Int32Array(n);
+      let z = 0;
+      let o = zeros;
+      for (let i = 0; i < n; i++) next[(current[i] >>> bit) & 1 ? o++ : z++] = current[i];
+      current = next;
     }
   }
 

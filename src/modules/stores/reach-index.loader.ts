@@ -9,7 +9,7 @@
  */
 import { IsolationLevel } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { HoursRow, openPeriods, ReachIndex, ReachStore } from './reach-index';
+import { emptyColumns, HoursRow, openPeriods, ReachColumns, ReachIndex, ReachStore } from './reach-index';
 
 /** A copy of at most this many stores is rebuilt while the request waits. */
 const WAIT_FOR_REBUILD_STORES = 2000;
@@ -82,14 +82,91 @@ async function fewStores(em: EntityManager): Promise<boolean> {
  * idle past the idle-in-transaction timeout and hold a snapshot back from vacuum meanwhile.
  */
 async function buildIndex(em: EntityManager): Promise<ReachIndex> {
-  const { version, rows } = await em.transactional(
+  const { version, columns } = await em.transactional(
     async (tx) => {
       await tx.execute(`set local statement_timeout = ${BUILD_STATEMENT_TIMEOUT_MS}`);
-      return { version: await currentVersion(tx), rows: await readReachRows(tx) };
+      return { version: await currentVersion(tx), columns: await readReachColumns(tx) };
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
-  return new ReachIndex(rows.map(reachStore), version);
+  return new ReachIndex(columns, version);
+}
+
+/**
+ * readReachRows' rows as arrays (pg's rowMode 'array': no object per row) parsed straight into
+ * the index's columns; the rows are garbage as soon as this returns. A million ReachStore
+ * objects, with the lists and spread copies parsing made of them, took most of the build's
+ * time and gigabytes of heap at 1 000 000 stores (docs/decisions.md "City scale").
+ */
+async function readReachColumns(em: EntityManager): Promise<ReachColumns> {
+  const { rows } = (await em
+    .getKnex()
+    .raw(REACH_ROWS_SQL)
+    .options({ rowMode: 'array' })
+    .transacting(em.getTransactionContext()!)) as { rows: unknown[][] };
+  const n = rows.length;
+  const c = emptyColumns(n);
+  const zoneOf = new Map<string, number>();
+  const open: number[] = [];
+  const offers: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as [number, number, number, number, number, number, number, number, number, boolean, number, number, number | null, string, string | null, string | null];
+    c.id[i] = r[0];
+    c.x[i] = r[1];
+    c.y[i] = r[2];
+    c.z[i] = r[3];
+    c.reach[i] = r[4];
+    c.lat[i] = r[5];
+    c.lng[i] = r[6];
+    c.rating[i] = r[7];
+    c.ratingCount[i] = r[8];
+    c.free[i] = r[9] ? 1 : 0;
+    c.fee[i] = r[10];
+    c.time[i] = r[11];
+    c.category[i] = r[12] ?? -1;
+    let zone = zoneOf.get(r[13]);
+    if (zone === undefined) zoneOf.set(r[13], (zone = c.zones.push(r[13]) - 1));
+    c.zone[i] = zone;
+    pushOpenPeriods(r[14], open);
+    c.openAt[i + 1] = open.length;
+    pushNumbers(r[15], offers);
+    c.offerAt[i + 1] = offers.length;
+    rows[i] = []; // let the row go now: the heap holds one copy of the city, not two
+  }
+  c.open = Int32Array.from(open);
+  c.offers = Float64Array.from(offers);
+  return c;
+}
+
+/** The numbers of `text` (separated by ',' or ';') in order, without a list per row: Number of each token, as parseNumbers. */
+function eachNumber(text: string, each: (v: number) => void): void {
+  let start = 0;
+  for (let k = 0; k <= text.length; k++) {
+    const ch = k < text.length ? text.charCodeAt(k) : 59;
+    if (ch === 44 || ch === 59) {
+      each(Number(text.slice(start, k)));
+      start = k + 1;
+    }
+  }
+}
+
+/** parseNumbers(text), appended to `out`. */
+function pushNumbers(text: string | null, out: number[]): void {
+  if (text) eachNumber(text, (v) => out.push(v));
+}
+
+/** openPeriods(parseHours(text)), appended to `out`: rows of day, opens, closes, past midnight (0/1). */
+function pushOpenPeriods(text: string | null, out: number[]): void {
+  if (!text) return;
+  const row = [0, 0, 0, 0];
+  let k = 0;
+  eachNumber(text, (v) => {
+    row[k++] = v;
+    if (k < 4) return;
+    k = 0;
+    const [day, opens, closes, pastMidnight] = row;
+    out.push(...openPeriods([{ day, opens, closes, pastMidnight: pastMidnight === 1 }]));
+  });
 }
 
 /** The bulk read's own statement timeout (a background build, not a request). */
@@ -107,8 +184,11 @@ function reachStore({ hours, windows, ...s }: ReachRow): ReachStore {
 }
 
 async function readReachRows(em: EntityManager): Promise<ReachRow[]> {
-  return em.execute<ReachRow[]>(
-    `with h as (
+  return em.execute<ReachRow[]>(REACH_ROWS_SQL);
+}
+
+/** Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads them by position). */
+const REACH_ROWS_SQL = `with h as (
        select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
                                              (closes_at <= opens_at)::int), ';') as hours
        from store_opening_hours group by store_id),
@@ -122,9 +202,7 @@ async function readReachRows(em: EntityManager): Promise<ReachRow[]> {
             s.free_delivery as "freeDelivery", case when s.free_delivery then 0 else s.delivery_price_cents end as fee,
             s.delivery_time as "deliveryTime", s.category_id as "categoryId", s.timezone, h.hours, o.windows
      from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
-     where s.is_active and s.earth is not null`,
-  );
-}
+     where s.is_active and s.earth is not null`;
 
 function parseHours(text: string | null): HoursRow[] {
   if (!text) return [];

@@ -71,6 +71,33 @@ export interface ReachStore {
   offers: number[];
 }
 
+/**
+ * Stores as columns (the loader reads these, without an object per store): the ReachStore
+ * fields by input index, `category` -1 for none, `free` 0/1, `zone` an index into `zones`,
+ * and the lists flattened: store i's open periods are open[openAt[i] .. openAt[i+1]-1].
+ */
+export interface ReachColumns {
+  id: Int32Array;
+  x: Float64Array;
+  y: Float64Array;
+  z: Float64Array;
+  reach: Float64Array;
+  lat: Float64Array;
+  lng: Float64Array;
+  rating: Float64Array;
+  ratingCount: Int32Array;
+  fee: Int32Array;
+  time: Int32Array;
+  category: Int32Array;
+  free: Uint8Array;
+  zone: Uint16Array;
+  zones: string[];
+  openAt: Int32Array;
+  open: Int32Array;
+  offerAt: Int32Array;
+  offers: Float64Array;
+}
+
 /** A point and every nearby filter, in the index's terms. */
 export interface ReachQuery {
   lat: number;
@@ -209,58 +236,69 @@ export class ReachIndex {
   private countList: Int32Array = new Int32Array(0);
 
   constructor(
-    stores: ReachStore[],
+    stores: ReachStore[] | ReachColumns,
     /** The store_reach_version this copy was read at. */
     readonly version: string,
   ) {
-    const n = (this.size = stores.length);
-    const cells = kdCells(stores);
-    this.cellAt = new Int32Array(cells.length + 1);
-    this.box = new Float64Array(cells.length * 6);
-    const order: ReachStore[] = [];
-    cells.forEach((cell, c) => {
-      cell.sort((a, b) => a.reach - b.reach);
-      const box = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
-      for (const s of cell) {
-        order.push(s);
-        [s.x, s.y, s.z].forEach((v, k) => {
-          box[k] = Math.min(box[k], v);
-          box[k + 3] = Math.max(box[k + 3], v);
-        });
-      }
-      this.box.set(box, c * 6);
-      this.cellAt[c + 1] = order.length;
-    });
-    const column = <T extends { [i: number]: number }>(make: new (n: number) => T, value: (s: ReachStore) => number): T => {
-      const out = new make(n);
-      order.forEach((s, i) => (out[i] = value(s)));
+    const input = Array.isArray(stores) ? columnsOf(stores) : stores;
+    const n = (this.size = input.id.length);
+    // Typed arrays and index permutations throughout: a million store objects sorted and
+    // copied by closures took minutes and gigabytes to index (docs/decisions.md "City scale").
+    const { order, cellAt } = kdCells(input);
+    const cellCount = cellAt.length - 1;
+    this.cellAt = cellAt;
+    this.box = new Float64Array(cellCount * 6);
+    const pick = <T extends Int32Array | Float64Array | Uint8Array>(from: T): T => {
+      const out = new (from.constructor as new (n: number) => T)(n);
+      for (let i = 0; i < n; i++) out[i] = from[order[i]];
       return out;
     };
-    this.id = column(Int32Array, (s) => s.id);
-    this.x = column(Float64Array, (s) => s.x);
-    this.y = column(Float64Array, (s) => s.y);
-    this.z = column(Float64Array, (s) => s.z);
-    this.reach = column(Float64Array, (s) => s.reach);
-    this.rating = column(Float64Array, (s) => s.rating);
-    this.ratingCount = column(Int32Array, (s) => s.ratingCount);
-    this.fee = column(Int32Array, (s) => s.fee);
-    this.time = column(Int32Array, (s) => s.deliveryTime);
-    this.category = column(Int32Array, (s) => s.categoryId ?? -1);
-    this.free = column(Uint8Array, (s) => (s.freeDelivery ? 1 : 0));
-    const zones = (this.zones = [...new Set(order.map((s) => s.timezone))]);
-    const zoneOf = new Map(zones.map((z, i) => [z, i]));
-    this.zone = column(Uint16Array, (s) => zoneOf.get(s.timezone)!);
-    [this.openAt, this.open] = ragged(order, (s) => s.open, Int32Array);
-    [this.offerAt, this.offers] = ragged(order, (s) => s.offers, Float64Array);
-    this.byId = Int32Array.from(order.keys()).sort((a, b) => this.id[a] - this.id[b]);
-    this.sortedIds = Int32Array.from(this.byId, (i) => this.id[i]);
+    this.id = pick(input.id);
+    this.x = pick(input.x);
+    this.y = pick(input.y);
+    this.z = pick(input.z);
+    this.reach = pick(input.reach);
+    this.rating = pick(input.rating);
+    this.ratingCount = pick(input.ratingCount);
+    this.fee = pick(input.fee);
+    this.time = pick(input.time);
+    this.category = pick(input.category);
+    this.free = pick(input.free);
+    for (let c = 0; c < cellCount; c++) {
+      const box = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
+      for (let i = cellAt[c]; i < cellAt[c + 1]; i++) {
+        box[0] = Math.min(box[0], this.x[i]);
+        box[1] = Math.min(box[1], this.y[i]);
+        box[2] = Math.min(box[2], this.z[i]);
+        box[3] = Math.max(box[3], this.x[i]);
+        box[4] = Math.max(box[4], this.y[i]);
+        box[5] = Math.max(box[5], this.z[i]);
+      }
+      this.box.set(box, c * 6);
+    }
+    // Zones numbered in the order of the positions (a zone's first store first).
+    const zones: string[] = [];
+    const zoneNumber = new Int32Array(input.zones.length).fill(-1);
+    this.zone = new Uint16Array(n);
+    for (let i = 0; i < n; i++) {
+      const z = input.zone[order[i]];
+      if (zoneNumber[z] < 0) zoneNumber[z] = zones.push(input.zones[z]) - 1;
+      this.zone[i] = zoneNumber[z];
+    }
+    this.zones = zones;
+    [this.openAt, this.open] = reorderRagged(order, input.openAt, input.open);
+    [this.offerAt, this.offers] = reorderRagged(order, input.offerAt, input.offers);
+    // Ids are unique (primary keys): sort them, then find each position's id among them.
+    this.sortedIds = Int32Array.from(this.id).sort();
+    this.byId = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.byId[lowerBoundInt(this.sortedIds, this.id[i])] = i;
     this.hit = new Int32Array(n);
     this.chord = new Float64Array(n);
     this.openState = new Uint8Array(n);
     for (const sort of REACH_SORTS) this.rankCells(sort);
-    this.cellNear = new Float64Array(cells.length);
-    this.cellFar = new Float64Array(cells.length);
-    const blocks = Math.ceil(cells.length / BLOCK);
+    this.cellNear = new Float64Array(cellCount);
+    this.cellFar = new Float64Array(cellCount);
+    const blocks = Math.ceil(cellCount / BLOCK);
     this.blockBox = new Float64Array(blocks * 6);
     this.blockReach = new Float64Array(blocks);
     this.blockMinReach = new Float64Array(blocks).fill(Infinity);
@@ -269,7 +307,7 @@ export class ReachIndex {
         this.blockBox[b * 6 + k] = Infinity;
         this.blockBox[b * 6 + k + 3] = -Infinity;
       }
-      for (let c = b * BLOCK; c < Math.min((b + 1) * BLOCK, cells.length); c++) {
+      for (let c = b * BLOCK; c < Math.min((b + 1) * BLOCK, cellCount); c++) {
         for (let k = 0; k < 3; k++) {
           this.blockBox[b * 6 + k] = Math.min(this.blockBox[b * 6 + k], this.box[c * 6 + k]);
           this.blockBox[b * 6 + k + 3] = Math.max(this.blockBox[b * 6 + k + 3], this.box[c * 6 + k + 3]);
@@ -287,9 +325,9 @@ export class ReachIndex {
     this.openCounts = new Int32Array(n + 1);
     this.offerCounts = new Int32Array(n + 1);
     // An open state can only change when a zone's clock passes one of its stores' period boundaries; an offer's at one of the offers' bounds.
-    const bounds = zones.map(() => [] as number[]);
-    for (let i = 0; i < n; i++) for (let k = this.openAt[i]; k < this.openAt[i + 1]; k++) bounds[this.zone[i]].push(this.open[k]);
-    this.zoneBounds = bounds.map(distinctSorted);
+    const bounds = zones.map(() => new Set<number>());
+    for (let i = 0; i < n; i++) for (let k = this.openAt[i]; k < this.openAt[i + 1]; k++) bounds[this.zone[i]].add(this.open[k]);
+    this.zoneBounds = bounds.map((set) => distinctSorted(Float64Array.from(set)));
     this.offerBounds = distinctSorted(this.offers);
   }
 
@@ -742,17 +780,78 @@ function lowerBound(values: Float64Array, from: number, to: number, v: number): 
   return lo;
 }
 
-/** Per-store lists flattened: offsets (n + 1) and values. */
-function ragged<T extends Int32Array | Float64Array>(
-  stores: ReachStore[],
-  list: (s: ReachStore) => number[],
-  make: new (n: number) => T,
-): [Int32Array, T] {
-  const at = new Int32Array(stores.length + 1);
-  stores.forEach((s, i) => (at[i + 1] = at[i] + list(s).length));
-  const values = new make(at[stores.length]);
-  stores.forEach((s, i) => list(s).forEach((v, k) => (values[at[i] + k] = v)));
+/** Per-store lists flattened (offsets n + 1, values), taken in the order of `order`. */
+function reorderRagged<T extends Int32Array | Float64Array>(order: Int32Array, inAt: Int32Array, inValues: T): [Int32Array, T] {
+  const n = order.length;
+  const at = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) at[i + 1] = at[i] + inAt[order[i] + 1] - inAt[order[i]];
+  const values = new (inValues.constructor as new (n: number) => T)(at[n]);
+  for (let i = 0; i < n; i++) values.set(inValues.subarray(inAt[order[i]], inAt[order[i] + 1]), at[i]);
   return [at, values];
+}
+
+/** The columns of store objects (tests and scripts build the index from objects; the loader reads columns). */
+export function columnsOf(stores: ReachStore[]): ReachColumns {
+  const n = stores.length;
+  const columns = emptyColumns(n);
+  const zoneOf = new Map<string, number>();
+  const open: number[] = [];
+  const offers: number[] = [];
+  stores.forEach((s, i) => {
+    setStore(columns, i, s);
+    let z = zoneOf.get(s.timezone);
+    if (z === undefined) zoneOf.set(s.timezone, (z = columns.zones.push(s.timezone) - 1));
+    columns.zone[i] = z;
+    open.push(...s.open);
+    columns.openAt[i + 1] = open.length;
+    offers.push(...s.offers);
+    columns.offerAt[i + 1] = offers.length;
+  });
+  columns.open = Int32Array.from(open);
+  columns.offers = Float64Array.from(offers);
+  return columns;
+}
+
+/** Columns for n stores, their lists empty (the caller fills them). */
+export function emptyColumns(n: number): ReachColumns {
+  return {
+    id: new Int32Array(n),
+    x: new Float64Array(n),
+    y: new Float64Array(n),
+    z: new Float64Array(n),
+    reach: new Float64Array(n),
+    lat: new Float64Array(n),
+    lng: new Float64Array(n),
+    rating: new Float64Array(n),
+    ratingCount: new Int32Array(n),
+    fee: new Int32Array(n),
+    time: new Int32Array(n),
+    category: new Int32Array(n),
+    free: new Uint8Array(n),
+    zone: new Uint16Array(n),
+    zones: [],
+    openAt: new Int32Array(n + 1),
+    open: new Int32Array(0),
+    offerAt: new Int32Array(n + 1),
+    offers: new Float64Array(0),
+  };
+}
+
+/** Store i's scalar columns (not its zone or lists). */
+export function setStore(c: ReachColumns, i: number, s: Omit<ReachStore, 'timezone' | 'open' | 'offers'>): void {
+  c.id[i] = s.id;
+  c.x[i] = s.x;
+  c.y[i] = s.y;
+  c.z[i] = s.z;
+  c.reach[i] = s.reach;
+  c.lat[i] = s.lat;
+  c.lng[i] = s.lng;
+  c.rating[i] = s.rating;
+  c.ratingCount[i] = s.ratingCount;
+  c.fee[i] = s.fee;
+  c.time[i] = s.deliveryTime;
+  c.category[i] = s.categoryId ?? -1;
+  c.free[i] = s.freeDelivery ? 1 : 0;
 }
 
 /**
@@ -761,49 +860,59 @@ function ragged<T extends Int32Array | Float64Array>(
  * half again, until a part holds at most the target (√n/2 stores, at least CELL_TARGET). A
  * square grid put thousands of stores in one cell of a dense centre: every query there
  * measured or listed all of them (docs/decisions.md "City scale: nearby's CPU per request").
+ * In each cell the stores are in the order of their reach (equal reaches: as the cuts left them).
+ * `order`: the input index of each position; cell c holds positions cellAt[c] .. cellAt[c+1]-1.
  */
-function kdCells(stores: ReachStore[]): ReachStore[][] {
-  if (stores.length === 0) return [];
+function kdCells({ lat, lng, reach }: ReachColumns): { order: Int32Array; cellAt: Int32Array } {
+  const n = lat.length;
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const cellAt = [0];
   // Cells grow with the city (√n/2 stores each, at least CELL_TARGET; √n/4 and √n measured slower
   // or no better at the centre and at random points): their number grows as √n,
   // and so do the stores measured one by one at the cells' edges (n · cell side ∝ n^¾).
-  const perCell = Math.max(CELL_TARGET, Math.sqrt(stores.length) / 2);
-  const cells: ReachStore[][] = [];
-  const split = (part: ReachStore[]): void => {
-    if (part.length <= perCell) {
-      cells.push(part);
+  const perCell = Math.max(CELL_TARGET, Math.sqrt(n) / 2);
+  const split = (from: number, to: number): void => {
+    if (to - from <= perCell) {
+      // A stable sort by reach (ties keep their order).
+      const cell = Array.from(order.subarray(from, to));
+      const rank = new Map(cell.map((i, k) => [i, k]));
+      cell.sort((a, b) => reach[a] - reach[b] || rank.get(a)! - rank.get(b)!);
+      order.set(cell, from);
+      cellAt.push(to);
       return;
     }
     let [minLat, maxLat, minLng, maxLng] = [Infinity, -Infinity, Infinity, -Infinity];
-    for (const s of part) {
-      minLat = Math.min(minLat, s.lat);
-      maxLat = Math.max(maxLat, s.lat);
-      minLng = Math.min(minLng, s.lng);
-      maxLng = Math.max(maxLng, s.lng);
+    for (let k = from; k < to; k++) {
+      const i = order[k];
+      minLat = Math.min(minLat, lat[i]);
+      maxLat = Math.max(maxLat, lat[i]);
+      minLng = Math.min(minLng, lng[i]);
+      maxLng = Math.max(maxLng, lng[i]);
     }
     const byLat = maxLat - minLat >= (maxLng - minLng) * Math.cos((((minLat + maxLat) / 2) * Math.PI) / 180);
-    const half = part.length >>> 1;
-    selectNth(part, half, byLat ? (st) => st.lat : (st) => st.lng);
-    split(part.slice(0, half));
-    split(part.slice(half));
+    const half = (to - from) >>> 1;
+    selectNth(order, from, to - 1, from + half, byLat ? lat : lng);
+    split(from, from + half);
+    split(from + half, to);
   };
-  split([...stores]);
-  return cells;
+  if (n > 0) split(0, n);
+  return { order, cellAt: Int32Array.from(cellAt) };
 }
 
-/** Reorders `items` so that the one at `nth` is where a sort by `value` puts it, none before it greater, none after it smaller (quickselect: no full sort per cut). */
-function selectNth<T>(items: T[], nth: number, value: (item: T) => number): void {
-  let lo = 0;
-  let hi = items.length - 1;
+/** Reorders items[lo..hi] so that the one at `nth` is where a sort by `value` puts it, none before it greater, none after it smaller (quickselect: no full sort per cut). */
+function selectNth(items: Int32Array, lo: number, hi: number, nth: number, value: Float64Array): void {
   while (lo < hi) {
-    const pivot = value(items[(lo + hi) >>> 1]);
+    const pivot = value[items[(lo + hi) >>> 1]];
     let i = lo;
     let j = hi;
     while (i <= j) {
-      while (value(items[i]) < pivot) i++;
-      while (value(items[j]) > pivot) j--;
+      while (value[items[i]] < pivot) i++;
+      while (value[items[j]] > pivot) j--;
       if (i <= j) {
-        [items[i], items[j]] = [items[j], items[i]];
+        const t = items[i];
+        items[i] = items[j];
+        items[j] = t;
         i++;
         j--;
       }
