@@ -1,7 +1,7 @@
 /**
  * Benchmark by ratios, not fixed targets (issue 9; docs/decisions.md "Benchmark"):
  *   npm run bench -- [--stores 10000,100000] [--duration 10] [--connections 32]
- *                    [--paths nearby,home] [--plans compact|full|none] [--smoke]
+ *                    [--paths nearby,home] [--plans compact|full|none] [--cache on|off] [--smoke]
  * For each city size it builds (once) a demo city in `<DATABASE_URL's db>_bench_<stores>`,
  * prints the plan of every statement one request of each path sends (scripts/bench-plans.ts),
  * starts four servers as their own processes (scripts/bench-servers.ts: a bare node:http
@@ -14,6 +14,8 @@
  * `--paths` keeps the paths whose name starts with one of the given words (the hellos always
  * run: every ratio needs them). With several sizes, a last table puts each path's ratio at
  * every size side by side (how cost grows with the city).
+ * `--cache off` starts the service with READ_CACHE=off (src/rest/answer-cache.ts): every
+ * request is computed, as a city of distinct requests would be; the header says which ran.
  * `--smoke` (CI): 300 stores, 1 s per path, 4 connections, one service for all paths; fails
  * on any error or non-2xx answer, on a statement that cannot be explained, or when the
  * hand-written handler's body differs from the service's.
@@ -374,6 +376,7 @@ async function main() {
       connections: { type: 'string', default: '32' },
       paths: { type: 'string' },
       plans: { type: 'string', default: 'compact' },
+      cache: { type: 'string', default: 'on' },
       smoke: { type: 'boolean', default: false },
     },
   });
@@ -386,14 +389,16 @@ async function main() {
     .map((w) => w.trim())
     .filter(Boolean);
   const plans = values.plans;
+  const cache = values.cache;
   if (
     sizes.some((s) => !Number.isInteger(s) || s < 1) ||
     !(duration > 0) ||
     !(connections > 0) ||
-    !['compact', 'full', 'none'].includes(plans)
+    !['compact', 'full', 'none'].includes(plans) ||
+    !['on', 'off'].includes(cache)
   ) {
     console.error(
-      '--stores takes whole numbers separated by commas; --duration and --connections positive numbers; --plans compact, full or none',
+      '--stores takes whole numbers separated by commas; --duration and --connections positive numbers; --plans compact, full or none; --cache on or off',
     );
     process.exit(2);
   }
@@ -418,6 +423,7 @@ async function main() {
       OTP_SENDER: 'whatsapp',
       WHATSAPP_PHONE_NUMBER_ID: 'bench',
       WHATSAPP_ACCESS_TOKEN: 'bench',
+      READ_CACHE: cache,
     };
     delete env.REDIS_URL;
     delete env.BENCH_RECORD_SQL;
@@ -426,7 +432,8 @@ async function main() {
     const appName = `bench-${process.pid}`;
     env.PGAPPNAME = appName;
     const header =
-      `${groupDigits(stores)} stores (database ${groupDigits(city.databaseMb)} MB), ${connections} connections, ${duration} s per path; ` +
+      `${groupDigits(stores)} stores (database ${groupDigits(city.databaseMb)} MB), ${connections} connections, ${duration} s per path, ` +
+      `answer cache ${cache}; ` +
       `${machine(city.postgres)}; load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
@@ -435,7 +442,8 @@ async function main() {
     // The plans first, from a recording service of their own (recording is never loaded).
     let planText = '';
     if (plans !== 'none') {
-      const recorder = await startServer('service', { ...env, BENCH_RECORD_SQL: '1' });
+      // Without the answer cache: every request it records is computed.
+      const recorder = await startServer('service', { ...env, BENCH_RECORD_SQL: '1', READ_CACHE: 'off' });
       try {
         const requests = paths.filter((p) => p.kind === 'service').map((p) => ({ name: p.name, path: p.next() }));
         const captured = await capturePlans(recorder, databaseUrl, requests, plans === 'full');

@@ -20,6 +20,7 @@ import { limitRules, parseOptions } from './graphql/limits';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
+import { AnswerCache } from './rest/answer-cache';
 import { sendAppError, sendError } from './rest/respond';
 import { restRoutes } from './routes';
 import { openApiDocument } from './rest/openapi';
@@ -139,7 +140,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   await apollo.start();
   app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
-  app.use(restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context }));
+  const cache = config.readCache.enabled ? new AnswerCache(config.readCache, services.clock) : undefined;
+  app.use(restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context, cache }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ message: `The route ${req.method} ${req.path} could not be found.` });

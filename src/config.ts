@@ -81,6 +81,11 @@ export interface Config {
     /** Open sockets' tokens are checked against revocations this often (besides the live notice). */
     tokenRecheckSeconds: number;
   };
+  /**
+   * The public REST reads' answer cache (rest/answer-cache.ts): answers kept for the rest of
+   * the second they were computed in, dropped by any write through this instance.
+   */
+  readCache: { enabled: boolean; maxEntries: number; maxBytes: number };
   rateLimits: {
     /** Checkouts carrying a promo code that fails, per customer / per IP, per hour. */
     promoFailuresPerCustomerPerHour: number;
@@ -282,6 +287,11 @@ export function loadConfig(env: Env = process.env): Config {
       sendTimeoutSeconds: int('WS_SEND_TIMEOUT_SECONDS', 10, 1, 600),
       keepAliveSeconds: int('WS_KEEPALIVE_SECONDS', 12, 1, 600),
       tokenRecheckSeconds: int('WS_TOKEN_RECHECK_SECONDS', 60, 1, 3600),
+    },
+    readCache: {
+      enabled: oneOf('READ_CACHE', ['on', 'off'], 'on') === 'on',
+      maxEntries: int('READ_CACHE_MAX_ENTRIES', 2_000, 1, 1_000_000),
+      maxBytes: int('READ_CACHE_MAX_BYTES', 32 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     },
     rateLimits: {
       promoFailuresPerCustomerPerHour: int('PROMO_FAILURES_PER_CUSTOMER_PER_HOUR', 10, 1),

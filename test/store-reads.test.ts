@@ -16,10 +16,14 @@ import { Store } from '../src/modules/stores/store.entity';
 
 let server: TestServer;
 let make: Factory;
-const clock = useClockedTestServer((s, f) => {
-  server = s;
-  make = f;
-});
+// What a computed answer costs: without the answer cache, which would answer repeats with none.
+const clock = useClockedTestServer(
+  (s, f) => {
+    server = s;
+    make = f;
+  },
+  { READ_CACHE: 'off' },
+);
 
 const DAY = 24 * 3600 * 1000;
 /** Monday 23 Nov 2026, 10:00 in Casablanca (UTC+1): inside 09:00–18:00; 20:00 is not. */

@@ -14,7 +14,7 @@
  * before. A transaction's statements, QueryBuilders and logged statements take MikroORM's
  * path as they always did.
  */
-import type { AnyEntity, Configuration, EntityData, LoggingOptions } from '@mikro-orm/core';
+import type { AnyEntity, Configuration, EntityData, EventSubscriber, LoggingOptions } from '@mikro-orm/core';
 import { EntityManager, Knex, PostgreSqlConnection, PostgreSqlDriver, QueryResult } from '@mikro-orm/postgresql';
 
 /** The parts of knex's client the lean path uses (typed `any` by knex). */
@@ -57,6 +57,30 @@ function statementName(sql: string): string | undefined {
 
 type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
 
+/**
+ * The write generation: how many writes through this process's ORM have committed. The REST
+ * answer cache (rest/answer-cache.ts) keeps an answer only while it is unchanged. It moves
+ * after a root transaction commits (`committedWrites`, a subscriber of every EntityManager:
+ * `em.transactional`, `em.begin/commit`, and the transaction of every flush that writes), and
+ * after a raw statement other than a read runs outside a transaction (`execute` below; inside
+ * one, the commit counts it; `executePrepared` refuses anything but a read). A read-only transaction moves it too: that only costs the
+ * cache its entries. Writes by neither a transaction nor `execute` (QueryBuilder writes,
+ * `em.nativeUpdate/Delete/Insert`, `em.upsert`, `getConnection().execute`, another process)
+ * are not seen: the code base has none, and the cache's one-second window bounds what they
+ * could leave stale.
+ */
+let generation = 0;
+export const writeGeneration = (): number => generation;
+export const committedWrites: EventSubscriber = {
+  afterTransactionCommit: () => {
+    generation++;
+  },
+};
+
+/** A statement that reads only: `select`, or `with` whose parts are not writes. Anything else counts as a write. */
+const isRead = (sql: string): boolean =>
+  /^\s*\(?\s*select\b/i.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|merge)\b/i.test(sql));
+
 export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
   override async execute<T extends Result = EntityData<AnyEntity>[]>(
     queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
@@ -64,8 +88,26 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     method: 'all' | 'get' | 'run' = 'all',
     loggerContext?: LoggingOptions,
   ): Promise<T> {
+    const inTransaction = Boolean(this.getContext(false).getTransactionContext());
+    const write = !inTransaction && (typeof queryOrKnex !== 'string' || !isRead(queryOrKnex));
+    try {
+      return await this.send<T>(queryOrKnex, params, method, inTransaction, loggerContext);
+    } finally {
+      // Counted once the statement has ended, failed or not: a read that started before it
+      // then stores nothing (a failed statement changed nothing; counting it costs only hits).
+      if (write) generation++;
+    }
+  }
+
+  private async send<T extends Result>(
+    queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
+    params: unknown[],
+    method: 'all' | 'get' | 'run',
+    inTransaction: boolean,
+    loggerContext?: LoggingOptions,
+  ): Promise<T> {
     const config = this.config;
-    if (typeof queryOrKnex !== 'string' || this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query', loggerContext)) {
+    if (typeof queryOrKnex !== 'string' || inTransaction || config.getLogger().isEnabled('query', loggerContext)) {
       return super.execute<T>(queryOrKnex, params, method, loggerContext);
     }
     const driver = this.getDriver();
@@ -109,6 +151,8 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     for (const value of params) {
       if (value !== null && typeof value === 'object') throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
     }
+    // Writes go through `execute`, which moves the write generation (the answer cache's invalidation).
+    if (!isRead(sql)) throw new Error('executePrepared sends reads only (writes go through execute)');
     const config = this.config;
     if (this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query')) {
       return super.execute<T[]>(sql, params);

@@ -19,6 +19,7 @@ import { AppError, FieldErrors, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseOptions } from '../graphql/limits';
+import { AnswerCache } from './answer-cache';
 import { RestRoute } from './route';
 import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError } from './respond';
@@ -55,6 +56,9 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     if (problems.length > 0) throw new Error(`REST route ${where} is invalid:\n  ${problems.join('\n  ')}`);
     const root = roots[0] as { alias?: { value: string }; name: { value: string } };
     const field = schema.getRootType(operation.operation)?.getFields()[root.name.value];
+    if (route.cache && (route.method !== 'GET' || field?.extensions?.[SIGNED_IN] === true)) {
+      throw new Error(`REST route ${where} is invalid:\n  only public GET rows may be cached`);
+    }
     const variables = (operation.variableDefinitions ?? []).map((definition) => ({
       name: definition.variable.name.value,
       type: variableType(schema, definition),
@@ -66,7 +70,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 export function restRouter(
   schema: GraphQLSchema,
   routes: CompiledRoute[],
-  opts: { development: boolean; context: (res: Response) => Context },
+  opts: { development: boolean; context: (res: Response) => Context; cache?: AnswerCache },
 ): RequestHandler {
   const router = Router();
   const renameFields = restFieldRenamer(schema);
@@ -82,10 +86,16 @@ export function restRouter(
       try {
         if (route.auth) assertSignedIn(ctx);
         const variableValues = await readVariables(schema, route, req);
-        const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
-        if (result.errors?.length) throw result.errors[0];
-        const value = result.data?.[route.rootKey] as Record<string, unknown> | null;
-        res.status(route.status ?? 200).json(envelope(route, value));
+        const answer = async () => {
+          const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
+          if (result.errors?.length) throw result.errors[0];
+          // As res.json writes it (no JSON settings on the app): the same bytes, whether sent now or kept.
+          return JSON.stringify(envelope(route, result.data?.[route.rootKey] as Record<string, unknown> | null));
+        };
+        const body = route.cache && opts.cache ? await opts.cache.answer(answerKey(route, variableValues, ctx), answer) : await answer();
+        // res.json's own steps: its content type unless one is set, then res.send (ETag, 304, HEAD).
+        if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+        res.status(route.status ?? 200).send(body);
       } catch (error) {
         sendError(res, error, { development: opts.development, logger: ctx.logger, renameFields });
       }
@@ -100,6 +110,16 @@ export function restRouter(
     req.params = {};
     handler(req, res).catch(next);
   };
+}
+
+/**
+ * What a cached answer depends on besides the clock and the database: the row, its variables
+ * as read (so `lat=33.60` and `lat=33.6` are one key; their order is the document's) and the
+ * viewer (an owner sees the offers and menus of their inactive store; a refused token reads as
+ * anonymous, as it is answered).
+ */
+function answerKey(route: RestRoute, variables: Record<string, unknown>, ctx: Context): string {
+  return `${route.method} ${route.path} ${ctx.viewer ? ctx.viewer.userId : 'anon'} ${JSON.stringify(variables)}`;
 }
 
 /** Whether the route pattern `pattern` (literal and `:name` segments) matches the literal path `path`. */

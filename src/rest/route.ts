@@ -27,6 +27,12 @@ export interface RestRoute {
   bodyVariable?: string;
   /** Variables read from request headers: variable name -> header name (lower case). */
   headers?: Record<string, string>;
+  /**
+   * Public reads only (GET, not signed-in): the 200 answer is kept for the rest of its second,
+   * by variables and viewer, until a write (rest/answer-cache.ts). Every field it reaches may
+   * depend only on the variables, the viewer, the clock and the database.
+   */
+  cache?: boolean;
 }
 // Whether a row needs a signed-in caller is not written here: it is read from its root field's
 // @Authorized() declaration (CompiledRoute.auth), so REST and GraphQL cannot disagree.

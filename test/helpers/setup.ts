@@ -21,9 +21,9 @@ export function useTestServer(ready: (server: TestServer, make: Factory) => void
 }
 
 /** useTestServer on a clock the file's tests set (`clock.set(instant)`); back to the system clock after each test. */
-export function useClockedTestServer(ready: (server: TestServer, make: Factory) => void): TestClock {
+export function useClockedTestServer(ready: (server: TestServer, make: Factory) => void, env: Record<string, string> = {}): TestClock {
   const clock = new TestClock();
-  useTestServer(ready, {}, { clock });
+  useTestServer(ready, env, { clock });
   afterEach(() => clock.set(null));
   return clock;
 }

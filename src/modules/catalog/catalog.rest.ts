@@ -6,6 +6,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/stores/:id/catalog',
+    cache: true,
     document: `query Catalog($id: Int!) {
       catalog(storeId: $id) {
         store {
@@ -34,6 +35,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/products',
+    cache: true,
     document: `query StoreProducts($store_id: Int!) {
       storeProducts(storeId: $store_id) { ...RestProduct }
     } ${PRODUCT}`,

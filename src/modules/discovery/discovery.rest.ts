@@ -6,6 +6,7 @@ export const discoveryRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/homepage',
+    cache: true,
     document: `query Homepage($lat: Float, $lng: Float) {
       homepage(lat: $lat, lng: $lng) {
         main_categories: mainCategories { id name icon sort_order: sortOrder image }
@@ -23,6 +24,7 @@ export const discoveryRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/global/search',
+    cache: true,
     document: `query Search($q: String!) {
       search(q: $q) {
         stores { id name logo slug rating }
@@ -33,6 +35,7 @@ export const discoveryRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/stores/nearby',
+    cache: true,
     document: `query NearbyStores($lat: Float!, $lng: Float!, $radius: Int, $min_rating: Float, $free_delivery: Boolean,
         $is_open: Boolean, $has_offer: Boolean, $category_id: Int, $sort: String, $page: Int, $per_page: Int) {
       nearbyStores(lat: $lat, lng: $lng, radius: $radius, minRating: $min_rating, freeDelivery: $free_delivery,

@@ -6,6 +6,7 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/offers',
+    cache: true,
     document: `query Offers($store_id: Int) { offers(storeId: $store_id) { ...RestOffer } } ${OFFER}`,
   },
   {
@@ -24,6 +25,7 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/offers/:token',
+    cache: true,
     document: `query Offer($token: String!) { offer(token: $token) { ...RestOffer } } ${OFFER}`,
   },
   {

@@ -7,6 +7,7 @@ export const paymentRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/payment-methods',
+    cache: true,
     document: `query PaymentMethods { paymentMethods { ...RestPaymentMethod } } ${PAYMENT_METHOD}`,
   },
   {

@@ -6,16 +6,19 @@ export const storeRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/stores/:store',
+    cache: true,
     document: `query StoreDetails($store: String!) { store(idOrSlug: $store) { ...RestStoreDetail } } ${STORE_DETAIL_FRAGMENTS}`,
   },
   {
     method: 'GET',
     path: '/api/v1/store/store-categories',
+    cache: true,
     document: `query StoreCategories { storeCategories { ...RestStoreCategory } } ${STORE_CATEGORY}`,
   },
   {
     method: 'GET',
     path: '/api/store/categories',
+    cache: true,
     document: `query CategoriesByStore {
       storeCategories {
         ...RestStoreCategory
