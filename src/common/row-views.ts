@@ -24,7 +24,7 @@ interface Shape {
   refs: string[];
   /** Date properties: the driver answers timestamps as text, the ORM parses them. */
   dates: string[];
-  /** The select list by table alias, built once. */
+  /** The select texts by key (the alias; `json:` or `array:` and the alias), built once. */
   selects: Map<string, string>;
 }
 
@@ -54,12 +54,14 @@ function shapeOf(em: EntityManager, entity: EntityClass<object>): Shape {
 
 /** The select list of a view of `entity` from the table aliased `alias` (code from metadata, no values). */
 export function viewColumns(em: EntityManager, entity: EntityClass<object>, alias: string): string {
+  return selectOf(em, entity, alias, ({ columns }) => columns.map(([column, property]) => `${alias}."${column}" as "${property}"`).join(', '));
+}
+
+/** A select text built from `entity`'s shape once per key (the texts depend on code only: a few per entity). */
+function selectOf(em: EntityManager, entity: EntityClass<object>, key: string, build: (shape: Shape) => string): string {
   const shape = shapeOf(em, entity);
-  let select = shape.selects.get(alias);
-  if (select === undefined) {
-    select = shape.columns.map(([column, property]) => `${alias}."${column}" as "${property}"`).join(', ');
-    shape.selects.set(alias, select);
-  }
+  let select = shape.selects.get(key);
+  if (select === undefined) shape.selects.set(key, (select = build(shape)));
   return select;
 }
 
@@ -97,16 +99,11 @@ export async function readViews<T extends object>(
  * (issue 9: each statement costs the service a fixed slice of CPU). `fromJson` makes views of them.
  */
 export function viewObject(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  const key = `json:${alias}`;
-  const shape = shapeOf(em, entity);
-  let select = shape.selects.get(key);
-  if (select === undefined) {
+  return selectOf(em, entity, `json:${alias}`, ({ columns }) => {
     // A function takes at most 100 arguments (PostgreSQL's FUNC_MAX_ARGS): 50 properties.
-    if (shape.columns.length > 50) throw new Error(`row-views: ${entity.name} has too many columns for json_build_object`);
-    select = `json_build_object(${shape.columns.map(([column, property]) => `'${property}', ${alias}."${column}"`).join(', ')})`;
-    shape.selects.set(key, select);
-  }
-  return select;
+    if (columns.length > 50) throw new Error(`row-views: ${entity.name} has too many columns for json_build_object`);
+    return `json_build_object(${columns.map(([column, property]) => `'${property}', ${alias}."${column}"`).join(', ')})`;
+  });
 }
 
 /**
@@ -116,16 +113,11 @@ export function viewObject(em: EntityManager, entity: EntityClass<object>, alias
  * a third less JSON for PostgreSQL to write and Node to parse).
  */
 export function viewArray(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  const key = `array:${alias}`;
-  const shape = shapeOf(em, entity);
-  let select = shape.selects.get(key);
-  if (select === undefined) {
+  return selectOf(em, entity, `array:${alias}`, ({ columns }) => {
     // A function takes at most 100 arguments (PostgreSQL's FUNC_MAX_ARGS).
-    if (shape.columns.length > 100) throw new Error(`row-views: ${entity.name} has too many columns for json_build_array`);
-    select = `json_build_array(${shape.columns.map(([column]) => `${alias}."${column}"`).join(', ')})`;
-    shape.selects.set(key, select);
-  }
-  return select;
+    if (columns.length > 100) throw new Error(`row-views: ${entity.name} has too many columns for json_build_array`);
+    return `json_build_array(${columns.map(([column]) => `${alias}."${column}"`).join(', ')})`;
+  });
 }
 
 /** Views of arrays selected with `viewArray`: each becomes the object `viewObject` would have answered, then a view. */

@@ -110,29 +110,10 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     if (typeof queryOrKnex !== 'string' || inTransaction || config.getLogger().isEnabled('query', loggerContext)) {
       return super.execute<T>(queryOrKnex, params, method, loggerContext);
     }
-    const driver = this.getDriver();
-    const connection = driver.getConnection() as PostgreSqlConnection & {
-      transformRawResult<R>(result: unknown, method: 'all' | 'get' | 'run'): R;
-    };
-    try {
-      await connection.ensureConnection();
-      const sql = config.get('onQuery')(queryOrKnex, params);
-      const formatted = this.getPlatform().formatQuery(sql, params);
-      const client = connection.getKnex().client as KnexClient;
-      // As knex's runner acquires: a pool timeout says which statement waited.
-      const pooled = await client.acquireConnection().catch((error: unknown) => {
-        if (error instanceof Error && error.name === 'KnexTimeoutError') Object.assign(error, { sql: formatted, bindings: undefined });
-        throw error;
-      });
-      try {
-        const { response } = await client.query(pooled, formatted);
-        return connection.transformRawResult<T>(response, method);
-      } finally {
-        await client.releaseConnection(pooled);
-      }
-    } catch (error) {
-      throw driver.convertException(error as Error);
-    }
+    return this.sendPooled<T>(method, () => {
+      const formatted = this.getPlatform().formatQuery(config.get('onQuery')(queryOrKnex, params), params);
+      return { query: formatted, shown: { sql: formatted, bindings: undefined } };
+    });
   }
 
   /**
@@ -157,22 +138,38 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     if (this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query')) {
       return super.execute<T[]>(sql, params);
     }
+    return this.sendPooled<T[]>('all', () => {
+      const text = config.get('onQuery')(sql, params);
+      const name = sharedSessions.has(config) ? undefined : statementName(text);
+      return { query: { sql: text, bindings: params, ...(name && { options: { name } }) }, shown: { sql: text, bindings: params } };
+    });
+  }
+
+  /**
+   * The lean path of `execute` and `executePrepared`: one statement on a pooled connection
+   * through knex's client, its result as MikroORM shapes it and its errors as MikroORM's
+   * exceptions. `build` runs inside, so its errors are converted too; `shown` is what a pool
+   * timeout names (as knex's runner would: which statement waited).
+   */
+  private async sendPooled<T>(
+    method: 'all' | 'get' | 'run',
+    build: () => { query: Parameters<KnexClient['query']>[1]; shown: { sql: string; bindings: unknown } },
+  ): Promise<T> {
     const driver = this.getDriver();
     const connection = driver.getConnection() as PostgreSqlConnection & {
       transformRawResult<R>(result: unknown, method: 'all' | 'get' | 'run'): R;
     };
     try {
       await connection.ensureConnection();
-      const text = config.get('onQuery')(sql, params);
-      const name = sharedSessions.has(config) ? undefined : statementName(text);
+      const { query, shown } = build();
       const client = connection.getKnex().client as KnexClient;
       const pooled = await client.acquireConnection().catch((error: unknown) => {
-        if (error instanceof Error && error.name === 'KnexTimeoutError') Object.assign(error, { sql: text, bindings: params });
+        if (error instanceof Error && error.name === 'KnexTimeoutError') Object.assign(error, shown);
         throw error;
       });
       try {
-        const { response } = await client.query(pooled, { sql: text, bindings: params, ...(name && { options: { name } }) });
-        return connection.transformRawResult<T[]>(response, 'all');
+        const { response } = await client.query(pooled, query);
+        return connection.transformRawResult<T>(response, method);
       } finally {
         await client.releaseConnection(pooled);
       }
