@@ -63,11 +63,13 @@ type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
  * after a root transaction commits (`committedWrites`, a subscriber of every EntityManager:
  * `em.transactional`, `em.begin/commit`, and the transaction of every flush that writes), and
  * after a raw statement other than a read runs outside a transaction (`execute` below; inside
- * one, the commit counts it; `executePrepared` refuses anything but a read). A read-only transaction moves it too: that only costs the
- * cache its entries. Writes by neither a transaction nor `execute` (QueryBuilder writes,
- * `em.nativeUpdate/Delete/Insert`, `em.upsert`, `getConnection().execute`, another process)
- * are not seen: the code base has none, and the cache's one-second window bounds what they
- * could leave stale.
+ * one, the commit counts it; `executePrepared` refuses anything but a read). A read-only
+ * transaction moves it too, and so empties the cache: every reach index rebuild does
+ * (reach-index.loader.ts), which is rare. Not seen, bounded by the cache's one-second window:
+ * a `select` that calls a writing function outside a transaction (a statement is classed by
+ * its first word), QueryBuilder writes not passed to `em.execute`, `em.nativeUpdate/Delete/
+ * Insert`, `em.upsert`, `getConnection().execute`, and other processes; the code base has none
+ * of the first five.
  */
 let generation = 0;
 export const writeGeneration = (): number => generation;
