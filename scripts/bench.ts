@@ -5,10 +5,11 @@
  * For each city size it builds (once) a demo city in `<DATABASE_URL's db>_bench_<stores>`,
  * prints the plan of every statement one request of each path sends (scripts/bench-plans.ts),
  * starts four servers as their own processes (scripts/bench-servers.ts: a bare node:http
- * hello, a bare Express 5 hello, a hand-written Express handler running the ads SQL, and the
- * service in production mode), loads each path in turn with autocannon and prints one table:
+ * hello, a bare Express 5 hello, the hand-written twins of the read paths (scripts/bench-twins/:
+ * the same statements on `pg`, the same JSON by hand), and the service in production mode),
+ * loads each path in turn with autocannon, its twin just before it, and prints one table:
  * req/s, p50, p99, ratio to the Express hello against the issue's goal, cost against the
- * hand-written handler, RSS, and the machine's load average around the path.
+ * path's twin, RSS, and the machine's load average around the path.
  * Ratios are taken within one run, so a busy machine moves every row alike. Each service path
  * gets a freshly started service, so what a slow path left queued is not billed to the next.
  * `--paths` keeps the paths whose name starts with one of the given words (the hellos always
@@ -17,14 +18,14 @@
  * `--cache off` starts the service with READ_CACHE=off (src/rest/answer-cache.ts): every
  * request is computed, as a city of distinct requests would be; the header says which ran.
  * `--smoke` (CI): 300 stores, 1 s per path, 4 connections, one service for all paths; fails
- * on any error or non-2xx answer, on a statement that cannot be explained, or when the
- * hand-written handler's body differs from the service's.
+ * on any error or non-2xx answer, on a statement that cannot be explained, or when a twin's
+ * answer (status and body, byte for byte, 30 of its path's URLs) differs from the service's.
  */
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Client } from 'pg';
 import { MikroORM } from '@mikro-orm/core';
@@ -226,7 +227,7 @@ function machine(postgres: string): string {
   );
 }
 
-/** The paths of one city: the hellos, the hand-written baseline and the service's read paths. */
+/** The paths of one city: the hellos, and each of the service's read paths after its hand-written twin. */
 function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
   // One seed for every size: the same points, sorts, filters and terms at 10 000 and 1 000 000 stores.
   const rnd = new Random(7);
@@ -237,12 +238,8 @@ function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
   const centre = `lat=${CASABLANCA.lat}&lng=${CASABLANCA.lng}`;
   const sorts = ['distance', 'rating', 'delivery_fee', 'delivery_time'];
   const filters = ['', '&is_open=1', '&free_delivery=1', '&min_rating=4.5', '&has_offer=1', '&radius=3', '&category_id=3'];
-  const details = () => `/api/v1/store/stores/${pick(sample).slug}`;
   const terms = ['pizza', 'piza', 'burger', 'sushi', 'cafe', 'creme', 'tacos', 'salad', 'pharmacie', 'chicken'];
-  return [
-    { id: 'node-http', name: 'node:http hello', kind: 'node-http', next: () => '/' },
-    { id: 'express', name: 'Express 5 hello', kind: 'express', next: () => '/' },
-    { id: 'hand-ads', name: 'hand-written ads', kind: 'hand', next: () => '/api/v1/global/ads', twin: 'ads' },
+  const service: BenchPath[] = [
     { id: 'ads', name: 'ads', kind: 'service', next: () => '/api/v1/global/ads', goal: GOAL.reads },
     {
       id: 'nearby-centre',
@@ -285,8 +282,7 @@ function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
       latencyGoal: GOAL.discoveryP99Ms,
     },
     { id: 'catalog', name: 'catalog', kind: 'service', next: () => `/api/v1/store/stores/${pick(sample).id}/catalog`, goal: GOAL.reads },
-    { id: 'hand-details', name: 'hand-written store details', kind: 'hand', next: details, twin: 'details' },
-    { id: 'details', name: 'store details', kind: 'service', next: details, goal: GOAL.reads },
+    { id: 'details', name: 'store details', kind: 'service', next: () => `/api/v1/store/stores/${pick(sample).slug}`, goal: GOAL.reads },
     {
       id: 'products',
       name: 'store products',
@@ -294,6 +290,15 @@ function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
       next: () => `/api/v1/store/products?store_id=${pick(sample).id}`,
       goal: GOAL.reads,
     },
+  ];
+  return [
+    { id: 'node-http', name: 'node:http hello', kind: 'node-http', next: () => '/' },
+    { id: 'express', name: 'Express 5 hello', kind: 'express', next: () => '/' },
+    // Each read path right after its hand-written twin (scripts/bench-twins/): the same URLs from the same generator.
+    ...service.flatMap((p): BenchPath[] => [
+      { id: `hand-${p.id}`, name: `hand-written ${p.name}`, kind: 'hand', next: p.next, twin: p.id },
+      p,
+    ]),
     { id: 'healthz', name: 'healthz', kind: 'service', next: () => '/healthz' },
   ];
 }
@@ -460,17 +465,20 @@ async function main() {
     const servers = new Map<ServerKind, Server>();
     try {
       for (const kind of new Set(paths.map((p) => p.kind))) servers.set(kind, await startServer(kind, env));
-      // Each hand-written handler answers like the service (30 requests: stores with and without offers), or its ratio means nothing.
+      // Each twin answers like the service, byte for byte (30 of its path's own URLs), or its ratio means nothing.
       for (const hand of paths.filter((p) => p.twin)) {
         for (let k = 0; k < 30; k++) {
           const url = hand.next();
-          const [handBody, serviceBody] = await Promise.all(
-            (['hand', 'service'] as const).map(async (kind) => (await fetch(`${servers.get(kind)!.url}${url}`)).json()),
+          const [handAnswer, serviceAnswer] = await Promise.all(
+            (['hand', 'service'] as const).map(async (kind) => {
+              const res = await fetch(`${servers.get(kind)!.url}${url}`);
+              return { status: res.status, body: await res.text() };
+            }),
           );
-          if (!isDeepStrictEqual(handBody, serviceBody)) {
+          if (handAnswer.status !== serviceAnswer.status || handAnswer.body !== serviceAnswer.body) {
             console.error(
               `the ${hand.name} handler answers ${url} differently from the service:`,
-              JSON.stringify({ hand: handBody, service: serviceBody }),
+              JSON.stringify({ hand: handAnswer, service: serviceAnswer }),
             );
             failed = true;
             break;

@@ -35,7 +35,7 @@ export interface StoreFilter {
 export const STORE_SORTS = ['distance', 'rating', 'delivery_fee', 'delivery_time'] as const;
 export type StoreSort = (typeof STORE_SORTS)[number] | 'popularity';
 
-const ORDER_BY: Record<StoreSort, string> = {
+export const ORDER_BY: Record<StoreSort, string> = {
   distance: 'distance_m asc',
   rating: 's.rating desc, s.rating_count desc',
   delivery_fee: '(case when s.free_delivery then 0 else s.delivery_price_cents end) asc',

@@ -1,0 +1,111 @@
+/**
+ * The hand-written twins of the service's read paths as one plain Express 5 app on a `pg`
+ * pool (the `hand` server of scripts/bench-servers.ts): each route runs the statement(s) the
+ * service sends for it and shapes the same JSON by hand (the bench compares the bytes), so the
+ * service's cost over its twin is the gateway's own: Express routing and middleware, GraphQL
+ * execution, MikroORM, the REST adapter.
+ *
+ * At start-up only, MikroORM is opened to build what the service derives from its metadata
+ * (the view select lists of src/common/row-views.ts, as constant texts) and to build the reach
+ * index nearby counts with (src/modules/stores/reach-index.loader.ts, the service's own
+ * loader), then closed: requests never touch it.
+ */
+import express from 'express';
+import { Pool } from 'pg';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { activeWindowSql } from '../../src/common/active-window';
+import { viewArray, viewColumns, viewObject } from '../../src/common/row-views';
+import { openDatabase } from '../../src/db/orm';
+import { Ad } from '../../src/modules/ads/ad.entity';
+import { catalogTreeSql } from '../../src/modules/catalog/catalog.loaders';
+import { Product } from '../../src/modules/catalog/product.entity';
+import { activeOffersJson } from '../../src/modules/offers/offer.loaders';
+import { activeGlobalOffersJson, offersForStoreJson } from '../../src/modules/offers/offer.service';
+import { ReachIndex } from '../../src/modules/stores/reach-index';
+import { REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach-index.loader';
+import { Store } from '../../src/modules/stores/store.entity';
+import { openingHoursJson, storeCategoryJson } from '../../src/modules/stores/store.loaders';
+import { mainCategoriesJson, storeCategoriesJson } from '../../src/modules/stores/store.service';
+import { catalog, CatalogTexts, storeProducts } from './catalog';
+import { ads, DetailsTexts, storeDetails } from './details';
+import { DiscoveryTexts, home, search } from './discovery';
+import { nearby, NearbyTexts } from './nearby';
+import { propertiesOf, Twin } from './twin';
+
+type Texts = DetailsTexts & NearbyTexts & DiscoveryTexts & { catalog: CatalogTexts };
+
+/** The statements' texts that come from MikroORM's metadata (constants: they depend on code only). */
+function texts(em: EntityManager): Texts {
+  const storeObject = viewObject(em, Store, 's');
+  const productObject = viewObject(em, Product, 'p');
+  const storeColumns = viewColumns(em, Store, 's');
+  return {
+    adsSql: `select ${viewColumns(em, Ad, 'a')} from ads a where a.is_active and ${activeWindowSql('a')} order by a.sort_order asc, a.id asc`,
+    storeColumns,
+    categoryJson: storeCategoryJson(em, 's'),
+    hoursJson: openingHoursJson(em, 's'),
+    offersJson: activeOffersJson(em, 's'),
+    versionSql: REACH_VERSION_SQL,
+    storeArray: viewArray(em, Store, 's'),
+    storeProperties: propertiesOf(storeObject),
+    productArray: viewArray(em, Product, 'p'),
+    productProperties: propertiesOf(productObject),
+    storeObject,
+    productObject,
+    mainCategoriesJson: mainCategoriesJson(em),
+    storeCategoriesJson: storeCategoriesJson(em),
+    globalOffersJson: activeGlobalOffersJson(em),
+    catalog: { storeColumns, tree: catalogTreeSql(em), offersJson: offersForStoreJson(em, 'st'), productObject },
+  };
+}
+
+export async function twinApp(databaseUrl: string): Promise<express.Express> {
+  const db = await openDatabase({ databaseUrl, poolMax: 2, migrate: false });
+  let all: Texts;
+  let reach: ReachIndex | null;
+  try {
+    const em = db.orm.em.fork() as EntityManager;
+    all = texts(em);
+    reach = await reachIndex(em, { wait: true });
+  } finally {
+    await db.close();
+  }
+  if (!reach) throw new Error('twins: the reach index could not be built');
+  const index = reach;
+
+  const twin: Twin = { pool: new Pool({ connectionString: databaseUrl, max: 10 }), zonesMet: new Set() };
+  const app = express();
+  // Each route: its answer as the REST adapter's `{ success, data }`, or the service's 404 body.
+  const route = (
+    path: string,
+    answer: (req: express.Request) => Promise<unknown>,
+    missing = (req: express.Request) =>
+      `No query results for model [Store] ${String(req.params.store ?? req.params.id ?? req.query.store_id).trim()}`,
+  ) =>
+    app.get(path, async (req, res, next) => {
+      try {
+        const data = await answer(req);
+        if (data === null) res.status(404).json({ message: missing(req) });
+        else res.json({ success: true, data });
+      } catch (error) {
+        next(error);
+      }
+    });
+  route('/api/v1/global/ads', () => ads(twin, all));
+  route('/api/v1/store/stores/:store', (req) => storeDetails(twin, all, req));
+  route('/api/v1/stores/nearby', (req) => nearby(twin, index, all, req));
+  route('/api/v1/homepage', (req) => home(twin, all, req));
+  route('/api/v1/global/search', (req) => search(twin, all, req));
+  route('/api/v1/store/stores/:id/catalog', (req) => catalog(twin, all.catalog, req));
+  route('/api/v1/store/products', (req) => storeProducts(twin, all.catalog, req));
+  // The bench cancels the queries a warm-up leaves in flight (bench.ts quietDatabase): those
+  // answer 500 to a client that has gone, without a stack trace in the bench's output.
+  app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+    if ((error as { code?: string }).code !== '57014') {
+      next(error);
+      return;
+    }
+    res.status(500).json({ success: false, message: 'Cancelled.' });
+  });
+  return app;
+}
