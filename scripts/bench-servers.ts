@@ -64,7 +64,7 @@ async function main(kind: string): Promise<void> {
     ready(http.createServer(app));
   } else if (kind === 'hand') {
     const { twinApp } = await import('./bench-twins/app');
-    ready(http.createServer(await twinApp(process.env.DATABASE_URL!)));
+    ready(http.createServer((await twinApp(process.env.DATABASE_URL!)).app));
   } else if (kind === 'service') {
     if (process.env.BENCH_RECORD_SQL === '1') recordStatements();
     const { createApp } = await import('../src/app');

@@ -59,7 +59,8 @@ function texts(em: EntityManager): Texts {
   };
 }
 
-export async function twinApp(databaseUrl: string): Promise<express.Express> {
+/** The twins' app, and how to close their pool. */
+export async function twinApp(databaseUrl: string): Promise<{ app: express.Express; close: () => Promise<void> }> {
   const db = await openDatabase({ databaseUrl, poolMax: 2, migrate: false });
   let all: Texts;
   let reach: ReachIndex | null;
@@ -107,5 +108,5 @@ export async function twinApp(databaseUrl: string): Promise<express.Express> {
     }
     res.status(500).json({ success: false, message: 'Cancelled.' });
   });
-  return app;
+  return { app, close: () => twin.pool.end() };
 }
