@@ -23,7 +23,7 @@ beforeAll(async () => {
   await seedDemoCity(server.db.orm.em.fork(), { stores: 200, seed: 11 });
   await refreshAfterBulkLoad(server.db.orm.em.fork());
   stores = await server.db.orm.em.fork().execute(`select id, slug from stores where is_active order by id limit 6`);
-  const twins = await twinApp(server.db.orm.config.get('clientUrl')!);
+  const twins = await twinApp(server.db.orm.config.get('clientUrl'));
   closeTwin = twins.close;
   twin = http.createServer(twins.app);
   await new Promise<void>((resolve) => twin.listen(0, '127.0.0.1', resolve));
