@@ -16,7 +16,7 @@ const OPTIONS = { ...VALIDATE_SETTINGS, skipMissingProperties: true };
 describe('argument rules fast path', () => {
   const rnd = new Random(5);
   const anyOf = (values: unknown[]) => values[rnd.int(0, values.length - 1)];
-  const numbers = [undefined, null, 0, -1, 1, 1.5, 2, 3, 4.5, 5, 5.01, 50, 51, 90, 90.5, -90, -91, 180, -181, 100, 101, Number.NaN, Infinity, '3', true,
+  const numbers: unknown[] = [undefined, null, 0, -1, 1, 1.5, 2, 3, 4.5, 5, 5.01, 50, 51, 90, 90.5, -90, -91, 180, -181, 100, 101, Number.NaN, Infinity, '3', true,
     // Types GraphQL's coercion keeps out, still answered alike: lists, objects, boxed values, bigint, symbol, huge text, -0, extremes.
     [], [5], {}, { valueOf: () => 3 }, new Number(3), 10n, Symbol('s'), 'x'.repeat(100_000), -0, Number.MAX_VALUE, -Infinity];
 
