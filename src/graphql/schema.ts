@@ -22,6 +22,7 @@ import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharactersInArguments } from './control-characters';
+import { readPlainFieldsDirectly } from './plain-fields';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -54,6 +55,7 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
   // One string rule for all inputs, on every field that takes arguments (after its auth check,
   // before its argument validation).
   refuseControlCharactersInArguments();
+  readPlainFieldsDirectly();
   const schema = await buildSchema({
     resolvers,
     authChecker,
