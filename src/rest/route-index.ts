@@ -44,7 +44,9 @@ export class RouteIndex<T> {
     if (!RouteIndex.accepts(path)) throw new Error(`route index: ${path} is not made of literal segments and :name parameters`);
     const segments = path.split('/').slice(1);
     const keys: string[] = [];
-    const source = segments.map((segment) => (segment.startsWith(':') ? (keys.push(segment.slice(1)), '/([^\\/]+)') : `/${escape(segment)}`)).join('');
+    const source = segments
+      .map((segment) => (segment.startsWith(':') ? (keys.push(segment.slice(1)), '/([^\\/]+)') : `/${escape(segment)}`))
+      .join('');
     const byLength = this.buckets.get(method) ?? new Map<number, Entry<T>[]>();
     this.buckets.set(method, byLength);
     const bucket = byLength.get(segments.length) ?? [];
