@@ -52,6 +52,33 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   // Nearby's reach index is read before the first request, not during it (docs/decisions.md "City scale").
   await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) => logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'));
 
+  /** The request's context (res.locals.ctx), its X-Request-Id and, once answered, its log line. */
+  const startRequest = async (req: Request, res: Response): Promise<void> => {
+    const started = process.hrtime.bigint();
+    const ctx = await createContext({
+      em: orm.em,
+      services,
+      logger,
+      // Without TRUST_PROXY, req.ip is the socket's address: read it directly (req.ip parses
+      // X-Forwarded-For on every call only to discard it).
+      ip: (config.trustProxy ? req.ip : undefined) ?? req.socket.remoteAddress ?? 'unknown',
+      authorization: req.headers.authorization,
+      requestId: req.get('x-request-id'),
+    });
+    res.locals.ctx = ctx;
+    res.setHeader('X-Request-Id', ctx.requestId);
+    // Read now: a router mounted on a path (/graphql) strips it from req.path before 'finish'.
+    const path = req.path;
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      // The request id first, where the context's child logger would have written it: same line.
+      logger.info({ requestId: ctx.requestId, method: req.method, path, status: res.statusCode, durationMs }, 'request');
+    });
+  };
+
+  const cache = config.readCache.enabled ? new AnswerCache(config.readCache, services.clock) : undefined;
+  const rest = restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context, cache });
+
   const app = express();
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
@@ -59,6 +86,16 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   app.use(securityHeaders());
   app.use(cors(config.corsOrigins));
   app.use(noStore);
+  // A REST read (GET without a body) goes straight to its row: the layers between here and the
+  // REST router answer none of them (the probes, pages and /graphql are not under the table's
+  // /api/ and /v1/ paths, the provider webhooks are POSTs, the JSON parser has no body to read),
+  // and Express's walk through them and the table was most of the gateway's routing cost
+  // (issue 9, docs/decisions.md "City scale: the gateway's fixed cost per request").
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const hit = req.method === 'GET' && !hasBody(req) ? rest.find('GET', req.path) : undefined;
+    if (!hit) return next();
+    startRequest(req, res).then(() => rest.answer(hit, req, res, next), next);
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -95,28 +132,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   app.use(pagesRouter({ graphiql: config.graphiql }));
 
   app.use(express.json({ limit: config.bodyLimit }));
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    const ctx = await createContext({
-      em: orm.em,
-      services,
-      logger,
-      // Without TRUST_PROXY, req.ip is the socket's address: read it directly (req.ip parses
-      // X-Forwarded-For on every call only to discard it).
-      ip: (config.trustProxy ? req.ip : undefined) ?? req.socket.remoteAddress ?? 'unknown',
-      authorization: req.headers.authorization,
-      requestId: req.get('x-request-id'),
-    });
-    res.locals.ctx = ctx;
-    res.setHeader('X-Request-Id', ctx.requestId);
-    // Read now: a router mounted on a path (/graphql) strips it from req.path before 'finish'.
-    const path = req.path;
-    res.on('finish', () => {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      // The request id first, where the context's child logger would have written it: same line.
-      logger.info({ requestId: ctx.requestId, method: req.method, path, status: res.statusCode, durationMs }, 'request');
-    });
-    next();
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    startRequest(req, res).then(() => next(), next);
   });
 
   const websocket = startWebSocketServer({ httpServer, schema, config, logger, em: orm.em, services, format: formatOptions });
@@ -140,8 +157,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   await apollo.start();
   app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
-  const cache = config.readCache.enabled ? new AnswerCache(config.readCache, services.clock) : undefined;
-  app.use(restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context, cache }));
+  app.use(rest);
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ message: `The route ${req.method} ${req.path} could not be found.` });
@@ -165,4 +181,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       await events.close();
     },
   };
+}
+
+/** Whether the request comes with a body, as the JSON parser decides it (type-is `hasBody`). */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
 }

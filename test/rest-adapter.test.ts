@@ -171,7 +171,7 @@ const routes: RestRoute[] = [
   { method: 'POST', path: '/ping', envelope: 'message', document: `mutation { ping { message } }` },
   { method: 'GET', path: '/raw/:id', envelope: 'none', document: `query Raw($id: Int!) { echo(id: $id) { id } }` },
   { method: 'GET', path: '/nothing', document: `{ nothing { id } }` },
-  // Shadowed by /raw/:id above: Express answers the first row that matches, and so must the adapter's map of fixed paths.
+  // Shadowed by /raw/:id above: Express answers the first row that matches, and so must the adapter's route index.
   { method: 'GET', path: '/raw/7', document: `{ nothing { id } }` },
   { method: 'GET', path: '/private/:id', document: `query Private($id: Int!) { privateEcho(id: $id) { id } }` },
   { method: 'GET', path: '/stores/7', document: `{ missingStore { id } }` },

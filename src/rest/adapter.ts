@@ -21,6 +21,7 @@ import { limitRules, parseOptions } from '../graphql/limits';
 import { AnswerCache } from './answer-cache';
 import { rowExecutor, RowExecutor } from './executor';
 import { RestRoute } from './route';
+import { RouteHit, RouteIndex } from './route-index';
 import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError } from './respond';
 import { ruleErrors } from './rule-pass';
@@ -55,6 +56,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       if (!declared.has(name)) problems.push(`path parameter :${name} is not a variable of the document`);
     }
     if (route.bodyVariable && !declared.has(route.bodyVariable)) problems.push(`bodyVariable $${route.bodyVariable} is not declared`);
+    if (!RouteIndex.accepts(route.path)) problems.push('the path must be made of literal segments and :name parameters');
     if (problems.length > 0) throw new Error(`REST route ${where} is invalid:\n  ${problems.join('\n  ')}`);
     const root = roots[0] as { alias?: { value: string }; name: { value: string } };
     const field = schema.getRootType(operation.operation)?.getFields()[root.name.value];
@@ -75,19 +77,31 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
   });
 }
 
+/** One row's handler: answers the request, errors included (they reach `next` only if rendering fails). */
+type RowHandler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * The REST table as one Express middleware. `find` is the row an app may dispatch to itself,
+ * ahead of its other middleware (app.ts): as the middleware would find it, for the same answer.
+ */
+export interface RestRouter extends RequestHandler {
+  /** The row Express would pick for `method path` (a pathname), with its parameters; undefined when none (or unsure). */
+  find(method: string, path: string): RouteHit<RowHandler> | undefined;
+  /** Answers the request with the row `find` gave. */
+  answer(hit: RouteHit<RowHandler>, req: Request, res: Response, next: NextFunction): void;
+}
+
 export function restRouter(
   schema: GraphQLSchema,
   routes: CompiledRoute[],
   opts: { development: boolean; context: (res: Response) => Context; cache?: AnswerCache },
-): RequestHandler {
+): RestRouter {
   const router = Router();
   const renameFields = restFieldRenamer(schema);
-  // Routes without path parameters, by `METHOD path` as written in the table: a request for
-  // exactly that path goes to its route without Express's linear scan of the table. Anything
-  // else (HEAD, OPTIONS, another case, a trailing slash, parameters) goes through the router
-  // as before, and so does a path an earlier row of the table would also match.
-  const exact = new Map<string, (req: Request, res: Response) => Promise<void>>();
-  routes.forEach((route, index) => {
+  // Every row, found by method and path without Express's linear scan of the table (rest/route-index.ts).
+  // What it does not find (HEAD, OPTIONS, a parameter that does not decode, no row) goes through the router.
+  const index = new RouteIndex<RowHandler>();
+  for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handler = async (req: Request, res: Response) => {
       const ctx = opts.context(res);
@@ -109,15 +123,18 @@ export function restRouter(
       }
     };
     router[method](route.path, handler);
-    const shadowed = routes.slice(0, index).some((earlier) => earlier.method === route.method && mayMatch(earlier.path, route.path));
-    if (/^[/\w-]+$/.test(route.path) && !shadowed) exact.set(`${route.method} ${route.path}`, handler);
-  });
-  return (req: Request, res: Response, next: NextFunction) => {
-    const handler = exact.get(`${req.method} ${req.path}`);
-    if (!handler) return router(req, res, next);
-    req.params = {};
-    handler(req, res).catch(next);
+    index.add(route.method, route.path, handler);
+  }
+  const answer = (hit: RouteHit<RowHandler>, req: Request, res: Response, next: NextFunction) => {
+    req.params = hit.params;
+    hit.value(req, res).catch(next);
   };
+  const middleware: RequestHandler = (req, res, next) => {
+    const hit = index.find(req.method, req.path);
+    if (hit) answer(hit, req, res, next);
+    else router(req, res, next);
+  };
+  return Object.assign(middleware, { find: (method: string, path: string) => index.find(method, path), answer });
 }
 
 /**
@@ -128,13 +145,6 @@ export function restRouter(
  */
 function answerKey(route: RestRoute, variables: Record<string, unknown>, ctx: Context): string {
   return `${route.method} ${route.path} ${ctx.viewer ? ctx.viewer.userId : 'anon'} ${JSON.stringify(variables)}`;
-}
-
-/** Whether the route pattern `pattern` (literal and `:name` segments) matches the literal path `path`. */
-function mayMatch(pattern: string, path: string): boolean {
-  const want = pattern.split('/');
-  const have = path.split('/');
-  return want.length === have.length && want.every((segment, i) => segment.startsWith(':') || segment.toLowerCase() === have[i].toLowerCase());
 }
 
 function envelope(route: RestRoute, value: Record<string, unknown> | null) {
