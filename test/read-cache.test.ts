@@ -213,7 +213,7 @@ describe('a write keeps the answers of rows that read none of its tables', () =>
 
   it('a write to a table the row reads drops it, as does a write that reaches that table through a cascade', async () => {
     const store = await make.store();
-    await make.ad({ title: 'Kept', store });
+    await make.ad({ title: 'Kept', store: store as never });
     await startOfSecond();
     expect((await server.http.get('/api/v1/global/ads')).body.data).toHaveLength(1);
     // Deleting the store deletes its ads (on delete cascade): the ads row reads ads, not stores.

@@ -103,7 +103,7 @@ describe('what triggers and cascades write besides', () => {
 
     const declared = new Map<string, Set<string>>();
     for (const [table, effects] of Object.entries(DATABASE_EFFECTS)) {
-      for (const [kind, writes] of Object.entries(effects)) declared.set(`${table} ${kind}`, new Set(writes!.map((w) => w.table)));
+      for (const [kind, writes] of Object.entries(effects)) declared.set(`${table} ${kind}`, new Set(writes.map((w) => w.table)));
     }
     const sorted = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([k, v]) => [k, [...v].sort()]).sort());
     expect(sorted(declared)).toEqual(sorted(derived));
