@@ -12,7 +12,8 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
-import { localTimesAt } from '../src/modules/stores/local-time';
+import { localTimesAt, localTimesOf } from '../src/modules/stores/local-time';
+import { weekSeconds } from '../src/modules/stores/reach-index';
 import { readViews } from '../src/common/row-views';
 import { StoreCategory } from '../src/modules/stores/store-category.entity';
 import { findStores, findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
@@ -318,4 +319,57 @@ describe('nearby at city scale answers like the full sort', () => {
     expect(count).toMatch(/Index Only Scan using stores_earth_index/);
     expect(count).toMatch(/Heap Fetches: 0/);
   });
+
+  it('reads edge rows as PostgreSQL does: 24:00, one-second and all-day periods, past midnight, infinite and empty offers, an unknown zone', async () => {
+    // The most central stores get the edge cases (the loader's text parsing, store_is_open's rule at each boundary).
+    const ids = (await em().execute<{ id: number }[]>(
+      `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 8`,
+    )).map((r) => r.id);
+    await em().execute(`delete from store_opening_hours where store_id in (?)`, [ids]);
+    await em().execute(`delete from offers where store_id in (?)`, [ids]);
+    // 2026-03-04 is a Wednesday (3), Africa/Casablanca at UTC+1.
+    await em().execute(
+      `insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at) values
+         (${ids[0]}, 3, '12:00', '24:00'), (${ids[1]}, 3, '13:00:01', '13:00:02'), (${ids[2]}, 3, '13:00', '13:00'),
+         (${ids[3]}, 2, '23:59:59', '13:00:01'), (${ids[4]}, 3, '00:00', '00:00'), (${ids[5]}, 3, '13:00:01', '13:00')`,
+    );
+    await em().execute(`update stores set timezone = 'Mars/Olympus_Mons' where id = ${ids[6]}`);
+    await em().execute(`insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at) values (${ids[6]}, 3, '00:00', '23:00')`);
+    await em().execute(
+      `insert into offers (store_id, title, discount, token, starts_at, ends_at) values
+         (${ids[0]}, 'always', 5, 'edge-0', '-infinity', 'infinity'), (${ids[1]}, 'open start', 5, 'edge-1', null, '2026-03-04T12:00:00.0005Z'),
+         (${ids[2]}, 'empty', 5, 'edge-2', '2026-03-04T12:00:00Z', '2026-03-04T12:00:00Z'), (${ids[3]}, 'until', 5, 'edge-3', '2026-03-04T12:00:01Z', 'infinity')`,
+    );
+    const index = (await reachIndex(em(), { wait: true }))!;
+    // Instants at the edge stores' boundaries on Casablanca's wall clock (its offset that week, from ICU).
+    const zone = 'Africa/Casablanca';
+    const noonUtc = Date.parse('2026-03-04T12:00:00Z');
+    const offset = Date.parse(`${JSON.parse(localTimesOf([zone], new Date(noonUtc)))[zone]}Z`) - noonUtc;
+    const locals = ['03T23:59:59', '04T00:00:00', '04T11:59:59', '04T12:00:00', '04T13:00:00', '04T13:00:01', '04T13:00:02', '04T23:59:59', '05T00:00:00', '05T13:00:00', '05T13:00:01'];
+    const seen = ids.slice(0, 7).map(() => new Set<boolean>());
+    for (const local of locals) {
+      const at = new Date(Date.parse(`2026-03-${local}Z`) - offset);
+      const filter: StoreFilter = { point: CASABLANCA, openAt: at, radiusKm: 3 };
+      const expected = await reference(filter, 'rating', 50, 0);
+      const got = await findStores(em(), filter, 'rating', { limit: 50, offset: 0 });
+      expect({ local, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({ local, ids: expected.ids, total: expected.total });
+      // The copy itself answers (not the SQL fallback), at the clock map fromReachIndex gives it, store by store too.
+      const json = localTimesOf(index.zones, at);
+      const openAt = new Map(Object.entries(JSON.parse(json) as Record<string, string>).map(([z, wall]) => [z, weekSeconds(wall)!]));
+      expect({ local, total: index.count({ ...CASABLANCA, radiusKm: 3, openAt }) }).toEqual({ local, total: expected.total });
+      const rows = await em().execute<{ id: number; open: boolean }[]>(`select id, store_is_open(id, ?::jsonb) as open from stores where id in (?) order by id`, [json, ids]);
+      const sql = new Map(rows.map((r) => [r.id, r.open]));
+      const copy = index.openNow(ids, openAt);
+      expect({ local, open: copy }).toEqual({ local, open: ids.map((id) => sql.get(id)) });
+      copy.slice(0, 7).forEach((open, k) => seen[k].add(open!));
+    }
+    // Each edge store opens and closes across the instants; the one of a zone ICU does not know reads as closed throughout.
+    expect(seen.map((states) => states.size)).toEqual([2, 2, 2, 2, 2, 2, 1]);
+    const live = await findStores(em(), { point: CASABLANCA, hasOffer: true, radiusKm: 3 }, 'rating', { limit: 50, offset: 0 });
+    const expected = await reference({ point: CASABLANCA, hasOffer: true, radiusKm: 3 }, 'rating', 50, 0);
+    expect({ ids: live.stores.map((s) => s.id), total: live.total }).toEqual({ ids: expected.ids, total: expected.total });
+    expect(index.count({ ...CASABLANCA, radiusKm: 3, offerAt: Date.now() })).toBe(expected.total);
+    expect(expected.ids).toContain(ids[0]);
+    expect(await reachIndex(em())).toBe(index);
+  }, 120_000);
 });

@@ -4,7 +4,7 @@
  * within a micrometre of the point is left to PostgreSQL (null) rather than guessed.
  * Its answers against PostgreSQL: test/nearby-equivalence.test.ts.
  */
-import { chordOf, earthPoint, openPeriods, ReachIndex, ReachQuery, ReachStore, weekSeconds } from '../src/modules/stores/reach-index';
+import { chordOf, earthPoint, openPeriods, ReachIndex, ReachQuery, ReachSort, ReachStore, REACH_SORTS, weekSeconds } from '../src/modules/stores/reach-index';
 import { WaveletMatrix } from '../src/modules/stores/reach-counts';
 import { Random } from '../src/db/seed/random';
 
@@ -31,6 +31,46 @@ function store(id: number, lat: number, lng: number, reach: number, extra: Parti
     offers: [],
     ...extra,
   };
+}
+
+/**
+ * Pages of `stores` from the index against every match sorted straightforwardly (sort key, chord, id), at random
+ * points near them with random filters: the candidates, sorted exactly and cut at `skip`, are the reference's page,
+ * and the total its count. How many queries the index answered (null: a store at its boundary, PostgreSQL's).
+ */
+function checkPages(stores: ReachStore[], rnd: Random, queries: number): number {
+  const index = new ReachIndex(stores, '1');
+  let compared = 0;
+  for (let k = 0; k < queries; k++) {
+    const s0 = stores.length ? stores[rnd.int(0, stores.length - 1)] : store(0, 33.5, -7.5, 1);
+    const q: ReachQuery = { lat: s0.lat + rnd.float(-0.05, 0.05), lng: s0.lng + rnd.float(-0.05, 0.05) };
+    if (rnd.next() < 0.3) q.radiusKm = rnd.int(1, 10);
+    if (rnd.next() < 0.2) q.minRating = [0, 3, 4, 4.5, 5][rnd.int(0, 4)];
+    if (rnd.next() < 0.2) q.categoryId = rnd.int(1, 3);
+    if (rnd.next() < 0.2) q.freeDelivery = true;
+    if (rnd.next() < 0.2) q.openAt = new Map([['UTC', rnd.int(0, 7 * 24) * 3600]]);
+    if (rnd.next() < 0.2) q.offerAt = rnd.int(0, 4) * 1000;
+    const [px, py, pz] = earthPoint(q.lat, q.lng);
+    const limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
+    const d = (s: ReachStore) => Math.hypot(s.x - px, s.y - py, s.z - pz);
+    const matches = stores.filter((s) => d(s) <= Math.min(s.reach, limit) && (q.minRating === undefined || s.rating >= q.minRating) && (q.categoryId === undefined || s.categoryId === q.categoryId) && (!q.freeDelivery || s.freeDelivery)
+      && (!q.openAt || s.open.some((v, k) => k % 2 === 0 && v <= q.openAt!.get('UTC')! && q.openAt!.get('UTC')! < s.open[k + 1]))
+      && (q.offerAt === undefined || s.offers.some((v, k) => k % 2 === 0 && v <= q.offerAt! && q.offerAt! < s.offers[k + 1])));
+    const sort: ReachSort = REACH_SORTS[rnd.int(0, 3)];
+    const key = (a: ReachStore, b: ReachStore) => sort === 'rating' ? b.rating - a.rating || b.ratingCount - a.ratingCount : sort === 'delivery_fee' ? a.fee - b.fee : sort === 'delivery_time' ? a.deliveryTime - b.deliveryTime : 0;
+    const cmp = (a: ReachStore, b: ReachStore) => key(a, b) || d(a) - d(b) || a.id - b.id;
+    const ordered = [...matches].sort(cmp);
+    const offset = rnd.int(0, Math.max(0, matches.length + 2));
+    const lim = rnd.int(1, 30);
+    const page = index.page(q, sort, offset, lim);
+    if (page === null) continue;
+    expect([k, page.total]).toEqual([k, matches.length]);
+    const byId = new Map(stores.map((s) => [s.id, s]));
+    const got = page.candidates.map((id) => byId.get(id)!).sort(cmp).slice(page.skip, page.skip + lim).map((s) => s.id);
+    expect([k, got]).toEqual([k, ordered.slice(offset, offset + lim).map((s) => s.id)]);
+    compared++;
+  }
+  return compared;
 }
 
 describe('reach index', () => {
@@ -151,6 +191,35 @@ describe('reach index', () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(390);
+  });
+
+  it('pages like the full sort in degenerate cities: empty, one store, every store at one point, duplicates, a line', () => {
+    const rnd = new Random(7);
+    expect(checkPages([], rnd, 20)).toBe(20);
+    expect(checkPages([store(5, 33.5, -7.5, 5000)], rnd, 50)).toBeGreaterThan(45);
+    for (const n of [2, 33, 300, 700]) {
+      // Every store at one point: all distances tie, ids and keys decide.
+      const same = Array.from({ length: n }, (_, k) =>
+        store(k + 1, 33.5, -7.5, [3000, 8000, 50000][k % 3], {
+          rating: [3, 4, 5][k % 3], ratingCount: k % 2, fee: (k % 4) * 50, deliveryTime: k % 5,
+          categoryId: k % 4 === 0 ? null : (k % 3) + 1, freeDelivery: k % 2 === 0,
+          open: k % 2 ? [] : [0, (k % 7) * 86400 + 3600], offers: k % 3 ? [] : [1000, k % 2 ? Infinity : 3000],
+        }),
+      );
+      expect(checkPages(same, rnd, 60)).toBeGreaterThan(50);
+      // A few points shared by many stores (twins), ids descending, every filter's column varied.
+      const twins = Array.from({ length: n }, (_, k) =>
+        store(n * 7 - k, 33.5 + (k % 5) * 0.01, -7.5 + (k % 7) * 0.01, rnd.float(500, 20000), {
+          open: rnd.next() < 0.5 ? [] : [0, rnd.int(1, 7 * 24) * 3600], offers: rnd.next() < 0.5 ? [] : [rnd.int(0, 3) * 1000, rnd.next() < 0.3 ? Infinity : 3000],
+          rating: rnd.int(0, 10) / 2, ratingCount: rnd.int(0, 3), fee: rnd.int(0, 3) * 100, deliveryTime: rnd.int(10, 12),
+          categoryId: rnd.next() < 0.2 ? null : rnd.int(1, 3), freeDelivery: rnd.next() < 0.5,
+        }),
+      );
+      expect(checkPages(twins, rnd, 60)).toBeGreaterThan(50);
+      // A line of stores (cells cut along one axis only).
+      const line = Array.from({ length: n }, (_, k) => store(k + 1, 33.5, -7.5 + k * 0.0005, rnd.float(500, 20000), { rating: rnd.int(0, 10) / 2 }));
+      expect(checkPages(line, rnd, 60)).toBeGreaterThan(50);
+    }
   });
 
   it('counts values of at least x in any run of a wavelet matrix', () => {

@@ -72,7 +72,8 @@ export const argumentRules: ValidatorFn = async (argument) => {
   if (value === null || typeof value !== 'object') return;
   const target = value.constructor as ArgumentClass;
   let check = checks.get(target);
-  if (check === undefined) checks.set(target, (check = Array.isArray(value) ? null : compileRules(target)));
+  // No constructor (a null-prototype object): class-validator answers, and type-graphql wraps what it throws.
+  if (check === undefined) checks.set(target, (check = Array.isArray(value) || typeof target !== 'function' ? null : compileRules(target)));
   if (check?.(value as Record<string, unknown>)) return;
   try {
     if (Array.isArray(value)) {

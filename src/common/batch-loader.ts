@@ -16,7 +16,7 @@ export type LoaderCache = Map<unknown, DataLoader<unknown, unknown>>;
  * without a promise per field and per object (the home screen's 40 cards each asked two loaders:
  * docs/decisions.md "City scale: the home screen's statement prepared"). `primed` answers only
  * what `load` would answer: a key loaded before it was primed keeps the loaded value (DataLoader
- * ignores that prime), so it is not recorded.
+ * ignores that prime), so it is not recorded; nor is a value primed after an error or a promise.
  */
 export class PrimedLoader<K, V> extends DataLoader<K, V> {
   private readonly primedValues = new Map<K, V>();
@@ -28,8 +28,10 @@ export class PrimedLoader<K, V> extends DataLoader<K, V> {
   }
 
   override prime(key: K, value: V | PromiseLike<V> | Error): this {
-    if (!this.primedValues.has(key) && !this.loadedKeys.has(key) && !(value instanceof Error) && !isPromiseLike(value)) {
-      this.primedValues.set(key, value);
+    if (!this.primedValues.has(key) && !this.loadedKeys.has(key)) {
+      // An error or a promise is cached by DataLoader as it is (a later prime is ignored): `load` answers it, so `primed` must not.
+      if (value instanceof Error || isPromiseLike(value)) this.loadedKeys.add(key);
+      else this.primedValues.set(key, value);
     }
     return super.prime(key, value);
   }
