@@ -1,7 +1,8 @@
 /**
  * The answer cache of the public REST reads (src/rest/answer-cache.ts; docs/decisions.md "City
  * scale: the answer cache"): a repeated read sends no statement and the same bytes; a write
- * through this instance (REST, GraphQL, the ORM) is seen by the next read; the next second of
+ * through this instance (REST, GraphQL, the ORM) is seen by the next read of a row that reads
+ * its table (or a table its triggers and cascades write), and keeps the others; the next second of
  * the service's clock recomputes; viewers never share answers; only 200s are kept; identical
  * reads in flight share one statement (and its failure); READ_CACHE=off and the bounds hold.
  * Real PostgreSQL, real HTTP. The service's clock is fixed; the system clock is not, so a test
@@ -11,6 +12,7 @@ import http from 'node:http';
 import knex from 'knex';
 import { Factory } from './helpers/factories';
 import { makeOwner } from './helpers/owners';
+import { onlineDriver, orderWorld, placeOrder } from './helpers/orders';
 import { countStatements } from './helpers/statements';
 import { useClockedTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
@@ -76,8 +78,6 @@ describe('a repeated read', () => {
       `/api/v1/store/offers?store_id=${store.id}`,
       '/api/v1/payment-methods',
     ];
-    // The first nearby read after stores change rebuilds the reach index: a read-only transaction, which counts as a write.
-    await server.http.get(paths[5]);
     await startOfSecond();
     for (const path of paths) {
       const first = await statements(server, path);
@@ -178,6 +178,77 @@ describe('a write through this instance', () => {
     }
     // Neither was kept under the stamp before the write; the one after it was.
     expect((await statements(server, details)).count).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('a write keeps the answers of rows that read none of its tables', () => {
+  /** How many statements each path sends now (0: answered from the cache). */
+  const counts = async (paths: string[]) => {
+    const out: Record<string, number> = {};
+    for (const path of paths) out[path] = (await statements(server, path)).count;
+    return out;
+  };
+  const none = (paths: string[]) => Object.fromEntries(paths.map((p) => [p, 0]));
+
+  it("a driver's position report and an order keep every answer", async () => {
+    const w = await orderWorld(server, make);
+    const driver = await onlineDriver(server, { lat: w.owner.store.latitude, lng: w.owner.store.longitude });
+    await make.ad();
+    const store = `/api/v1/store/stores/${w.owner.store.id}`;
+    const paths = [store, `/api/v1/store/stores/${w.owner.store.id}/catalog`, '/api/v1/stores/nearby?lat=33.5731&lng=-7.5898', '/api/v1/global/ads', '/api/v1/payment-methods', '/api/v1/store/store-categories'];
+    await startOfSecond();
+    await counts(paths);
+    const report = await server.http.post('/api/v1/driver/location', { latitude: 33.58, longitude: -7.59 }, { token: driver.token });
+    expect(report.status).toBe(200);
+    expect(await counts(paths)).toEqual(none(paths));
+    // Placing an order writes orders, their items and events (the order counts move on delivery).
+    expect((await placeOrder(server, w)).status).toBe(201);
+    expect(await counts(paths)).toEqual(none(paths));
+    // A write to a table a row reads drops that row only.
+    await server.db.orm.em.fork().execute(`update stores set rating = 4.5 where id = ?`, [w.owner.store.id]);
+    const after = await counts(paths);
+    expect(after[store]).toBeGreaterThan(0);
+    expect([after['/api/v1/global/ads'], after['/api/v1/payment-methods'], after['/api/v1/store/store-categories']]).toEqual([0, 0, 0]);
+  });
+
+  it('a write to a table the row reads drops it, as does a write that reaches that table through a cascade', async () => {
+    const store = await make.store();
+    await make.ad({ title: 'Kept', store: store as never });
+    await startOfSecond();
+    expect((await server.http.get('/api/v1/global/ads')).body.data).toHaveLength(1);
+    // Deleting the store deletes its ads (on delete cascade): the ads row reads ads, not stores.
+    await server.db.orm.em.fork().execute(`delete from stores where id = ?`, [store.id]);
+    const next = await statements(server, '/api/v1/global/ads');
+    expect([next.count, next.res.body.data]).toEqual([1, []]);
+  });
+
+  it('a rolled-back transaction keeps every answer; a committed one drops the rows it wrote, at commit', async () => {
+    await make.ad({ title: 'One' });
+    await startOfSecond();
+    await server.http.get('/api/v1/global/ads');
+    await expect(
+      server.db.orm.em.fork().transactional(async (tx) => {
+        await tx.execute(`update ads set title = 'Never'`);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect((await statements(server, '/api/v1/global/ads')).count).toBe(0);
+    const fork = server.db.orm.em.fork();
+    await fork.begin();
+    await fork.execute(`update ads set title = 'Two'`);
+    // Not committed: the answer kept is still the database's for every other connection.
+    expect((await statements(server, '/api/v1/global/ads')).count).toBe(0);
+    await fork.commit();
+    expect((await server.http.get('/api/v1/global/ads')).body.data.map((a: { title: string }) => a.title)).toEqual(['Two']);
+  });
+
+  it('a raw statement whose tables cannot be read from its text drops every answer', async () => {
+    await city();
+    const paths = ['/api/v1/global/ads', '/api/v1/payment-methods', '/api/v1/store/store-categories'];
+    await startOfSecond();
+    await counts(paths);
+    await server.db.orm.em.fork().execute(`do $$ begin perform 1; end $$`);
+    expect(Object.values(await counts(paths)).every((n) => n > 0)).toBe(true);
   });
 });
 

@@ -114,7 +114,7 @@ export function restRouter(
           // As res.json writes it (no JSON settings on the app): the same bytes, whether sent now or kept.
           return JSON.stringify(envelope(route, result.data?.[route.rootKey] as Record<string, unknown> | null));
         };
-        const body = route.cache && opts.cache ? await opts.cache.answer(answerKey(route, variableValues, ctx), answer) : await answer();
+        const body = route.cache && opts.cache ? await opts.cache.answer(answerKey(route, variableValues, ctx), route.cache.reads, answer) : await answer();
         // res.json's own steps: its content type unless one is set, then res.send (ETag, 304, HEAD).
         if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
         res.status(route.status ?? 200).send(body);

@@ -10,15 +10,17 @@
  * - the clocks: the service's `clock` (is_open) and PostgreSQL's now() (offers' and ads'
  *   windows), which is the system clock: an entry is valid only within the whole second of
  *   both in which it was computed. In production they are one clock; tests fix the service's.
- * - the database: an entry is valid only while this process's write generation
- *   (db/entity-manager.ts: bumped after every committed write through the ORM) is unchanged.
- *   Writes of other instances and scripts are seen within the second.
+ * - the database: an entry is valid only while the write generations of the tables its row
+ *   reads (the row's `cache.reads`; db/table-generations.ts, moved by each committed write
+ *   through this process's ORM to the tables it wrote) are unchanged. Writes of other instances
+ *   and scripts are seen within the second.
  *
- * All entries share one stamp (generation and seconds): when the stamp moves, every entry is
- * dropped at once, so memory holds one second's answers at most, within the configured bounds.
+ * All entries share the clocks' stamp: when a second passes, every entry is dropped at once, so
+ * memory holds one second's answers at most, within the configured bounds. Each entry also
+ * holds its tables' generation; a write to them makes it stale, and the next request replaces it.
  */
 import { Clock } from '../common/clock';
-import { writeGeneration } from '../db/entity-manager';
+import { TableSet } from '../db/table-generations';
 
 export interface AnswerCacheLimits {
   maxEntries: number;
@@ -26,18 +28,28 @@ export interface AnswerCacheLimits {
   maxBytes: number;
 }
 
-/** A computation in progress: identical requests of the same stamp wait for it. */
+/** An answer (the body as sent) and the generation of its row's tables when its computation started. */
+interface Entry {
+  body: string;
+  generation: number;
+}
+
+/** A computation in progress: identical requests of the same seconds and generation wait for it. */
 interface Flight {
   stamp: string;
+  generation: number;
   body: Promise<string>;
 }
 
 export class AnswerCache {
-  /** Answers (the body as sent) by key, all of `stamp`; in insertion order, the oldest first. */
-  private readonly entries = new Map<string, string>();
+  /** Answers by key, all of `stamp`; in insertion order, the oldest first. */
+  private readonly entries = new Map<string, Entry>();
+  /** The whole seconds of both clocks. */
   private stamp = '';
   private bytes = 0;
   private readonly flights = new Map<string, Flight>();
+  /** Each row's declared tables (the route table's array) as a generation counter. */
+  private readonly tableSets = new WeakMap<readonly string[], TableSet>();
 
   constructor(
     private readonly limits: AnswerCacheLimits,
@@ -45,27 +57,30 @@ export class AnswerCache {
   ) {}
 
   /**
-   * The body for `key`: the stored one, the one an identical request of the same stamp is
-   * computing, or `compute()`'s. Only bodies `compute` resolves are stored (the adapter sends
-   * errors, so non-200 answers never reach here); its rejection reaches the requests that
-   * waited for it and nothing is stored.
+   * The body for `key`, whose answer reads the tables `reads`: the stored one, the one an
+   * identical request of the same stamp is computing, or `compute()`'s. Only bodies `compute`
+   * resolves are stored (the adapter sends errors, so non-200 answers never reach here); its
+   * rejection reaches the requests that waited for it and nothing is stored.
    */
-  async answer(key: string, compute: () => Promise<string>): Promise<string> {
+  async answer(key: string, reads: readonly string[], compute: () => Promise<string>): Promise<string> {
     const stamp = this.currentStamp();
     if (stamp !== this.stamp) this.reset(stamp);
+    const tables = this.tableSet(reads);
+    const generation = tables.generation();
     const stored = this.entries.get(key);
-    if (stored !== undefined) return stored;
-    // A flight of an older stamp may answer what was true before a write this request saw
-    // committed (or in an earlier second): it is not joined, and this request's flight replaces it.
+    if (stored?.generation === generation) return stored.body;
+    // A flight of an older stamp or generation may answer what was true before a write this
+    // request saw committed (or in an earlier second): it is not joined, and this request's
+    // flight replaces it.
     const flight = this.flights.get(key);
-    if (flight?.stamp === stamp) return flight.body;
-    const mine: Flight = { stamp, body: compute() };
+    if (flight?.stamp === stamp && flight.generation === generation) return flight.body;
+    const mine: Flight = { stamp, generation, body: compute() };
     this.flights.set(key, mine);
     try {
       const body = await mine.body;
-      // Stored only if no write committed and no second passed while it was computed: it is
-      // then what a request starting now would compute.
-      if (this.currentStamp() === stamp) this.keep(stamp, key, body);
+      // Stored only if no write to its tables committed and no second passed while it was
+      // computed: it is then what a request starting now would compute.
+      if (this.currentStamp() === stamp && tables.generation() === generation) this.keep(stamp, key, { body, generation });
       return body;
     } finally {
       if (this.flights.get(key) === mine) this.flights.delete(key);
@@ -77,10 +92,16 @@ export class AnswerCache {
     return { entries: this.entries.size, bytes: this.bytes };
   }
 
+  private tableSet(reads: readonly string[]): TableSet {
+    let set = this.tableSets.get(reads);
+    if (!set) this.tableSets.set(reads, (set = new TableSet(reads)));
+    return set;
+  }
+
   private currentStamp(): string {
     const serviceSecond = Math.floor(this.clock.now().getTime() / 1000);
     const systemSecond = Math.floor(Date.now() / 1000);
-    return `${writeGeneration()}:${serviceSecond}:${systemSecond}`;
+    return `${serviceSecond}:${systemSecond}`;
   }
 
   private reset(stamp: string): void {
@@ -89,18 +110,25 @@ export class AnswerCache {
     this.stamp = stamp;
   }
 
-  private keep(stamp: string, key: string, body: string): void {
+  private keep(stamp: string, key: string, entry: Entry): void {
     if (stamp !== this.stamp) this.reset(stamp);
-    const size = 2 * (key.length + body.length);
-    if (size > this.limits.maxBytes || this.entries.has(key)) return;
+    const size = 2 * (key.length + entry.body.length);
+    if (size > this.limits.maxBytes) return;
+    // A stale entry (its tables written since) makes way for this one; a current one stays.
+    const old = this.entries.get(key);
+    if (old?.generation === entry.generation) return;
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= 2 * (key.length + old.body.length);
+    }
     // Full: the oldest entries make room (a burst of distinct keys cannot lock the hot ones
     // out for the rest of the second; they come back at their next request).
-    for (const [oldKey, oldBody] of this.entries) {
+    for (const [oldKey, { body: oldBody }] of this.entries) {
       if (this.entries.size < this.limits.maxEntries && this.bytes + size <= this.limits.maxBytes) break;
       this.entries.delete(oldKey);
       this.bytes -= 2 * (oldKey.length + oldBody.length);
     }
-    this.entries.set(key, body);
+    this.entries.set(key, entry);
     this.bytes += size;
   }
 }

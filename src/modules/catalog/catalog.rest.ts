@@ -1,4 +1,5 @@
 /** Spec §4.3 a store's catalog and products over REST. */
+import { CATALOG_READS, STORE_PRODUCTS_READS } from '../../rest/cache-reads';
 import { OFFER, PRODUCT } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -6,7 +7,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/stores/:id/catalog',
-    cache: true,
+    cache: { reads: CATALOG_READS },
     document: `query Catalog($id: Int!) {
       catalog(storeId: $id) {
         store {
@@ -35,7 +36,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/products',
-    cache: true,
+    cache: { reads: STORE_PRODUCTS_READS },
     document: `query StoreProducts($store_id: Int!) {
       storeProducts(storeId: $store_id) { ...RestProduct }
     } ${PRODUCT}`,

@@ -1,4 +1,5 @@
 /** Spec §4.2 offers over REST. */
+import { OFFERS_READS } from '../../rest/cache-reads';
 import { OFFER } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -6,7 +7,7 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/offers',
-    cache: true,
+    cache: { reads: OFFERS_READS },
     document: `query Offers($store_id: Int) { offers(storeId: $store_id) { ...RestOffer } } ${OFFER}`,
   },
   {
@@ -25,7 +26,7 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/offers/:token',
-    cache: true,
+    cache: { reads: OFFERS_READS },
     document: `query Offer($token: String!) { offer(token: $token) { ...RestOffer } } ${OFFER}`,
   },
   {

@@ -1,4 +1,5 @@
 /** Payments over REST (spec §4.4; paths recorded in docs/decisions.md). */
+import { PAYMENT_METHODS_READS } from '../../rest/cache-reads';
 import { RestRoute } from '../../rest/route';
 
 export const PAYMENT_METHOD = `fragment RestPaymentMethod on PaymentMethod { id code name kind icon }`;
@@ -7,7 +8,7 @@ export const paymentRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/payment-methods',
-    cache: true,
+    cache: { reads: PAYMENT_METHODS_READS },
     document: `query PaymentMethods { paymentMethods { ...RestPaymentMethod } } ${PAYMENT_METHOD}`,
   },
   {

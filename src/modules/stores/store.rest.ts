@@ -1,4 +1,5 @@
 /** Spec §4.3 store details and the store category lists over REST. */
+import { CATEGORIES_WITH_STORES_READS, STORE_CATEGORIES_READS, STORE_DETAILS_READS } from '../../rest/cache-reads';
 import { STORE_CATEGORY, STORE_DETAIL_FRAGMENTS, STORE_SUMMARY } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -6,19 +7,19 @@ export const storeRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/stores/:store',
-    cache: true,
+    cache: { reads: STORE_DETAILS_READS },
     document: `query StoreDetails($store: String!) { store(idOrSlug: $store) { ...RestStoreDetail } } ${STORE_DETAIL_FRAGMENTS}`,
   },
   {
     method: 'GET',
     path: '/api/v1/store/store-categories',
-    cache: true,
+    cache: { reads: STORE_CATEGORIES_READS },
     document: `query StoreCategories { storeCategories { ...RestStoreCategory } } ${STORE_CATEGORY}`,
   },
   {
     method: 'GET',
     path: '/api/store/categories',
-    cache: true,
+    cache: { reads: CATEGORIES_WITH_STORES_READS },
     document: `query CategoriesByStore {
       storeCategories {
         ...RestStoreCategory
