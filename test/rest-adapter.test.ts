@@ -308,6 +308,11 @@ describe('query string and path values', () => {
     const tooBig = await api.get('/echo/1?count=2147483648');
     expect(tooBig.status).toBe(422);
     expect(tooBig.body.errors).toEqual({ count: ['The count must be an integer.'] });
+    for (const huge of ['1e999', '-1e999']) {
+      const infinite = await api.get(`/echo/1?lat=${huge}`);
+      expect(infinite.status).toBe(422);
+      expect(infinite.body.errors).toEqual({ lat: ['The lat must be a number.'] });
+    }
     const twice = await api.get('/echo/1?count=1&count=2');
     expect(twice.status).toBe(422);
     expect(twice.body.errors).toEqual({ count: ['The count must be an integer.'] });

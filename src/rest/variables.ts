@@ -73,7 +73,8 @@ export class VariableReader {
         return this.fail(path, `The ${path} must be an integer.`);
       case 'Float':
         if (typeof value === 'number' && Number.isFinite(value)) return value;
-        if (text !== undefined && NUMBER.test(text)) return Number(text);
+        // A finite number only: `1e999` reads as Infinity, which no Float can carry (it answered 500).
+        if (text !== undefined && NUMBER.test(text) && Number.isFinite(Number(text))) return Number(text);
         return this.fail(path, `The ${path} must be a number.`);
       case 'Boolean':
         if (typeof value === 'boolean') return value;
