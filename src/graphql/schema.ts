@@ -22,7 +22,7 @@ import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharactersInArguments } from './control-characters';
-import { readPlainFieldsDirectly } from './plain-fields';
+import { callFieldResolversDirectly, readPlainFieldsDirectly } from './plain-fields';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -62,6 +62,7 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     pubSub,
     validate: VALIDATE_SETTINGS,
   });
+  callFieldResolversDirectly(schema, resolvers);
   return markSignedInFields(schema);
 }
 
