@@ -40,3 +40,24 @@ describe('PrimedLoader', () => {
     expect([l.primed(2), await l.load(2)]).toEqual(['after', 'after']);
   });
 });
+
+describe('PrimedLoader, values handed to DataLoader only when loaded', () => {
+  it('keeps the first value primed, before and after a load', async () => {
+    const l = loader();
+    l.prime(1, 'first').prime(1, 'second');
+    expect([l.primed(1), await l.load(1)]).toEqual(['first', 'first']);
+    l.prime(1, 'third');
+    expect([l.primed(1), await l.load(1), await l.loadMany([1, 3])]).toEqual(['first', 'first', ['first', 'loaded 3']]);
+    // An error or a promise after a value is ignored, as DataLoader ignores it.
+    l.prime(4, 'value').prime(4, new Error('boom')).prime(4, Promise.resolve('promise'));
+    expect([l.primed(4), await answer(l, 4)]).toEqual(['value', 'value']);
+  });
+
+  it('a primed value that is never loaded is not a load: the batch never runs for it', async () => {
+    const asked: number[][] = [];
+    const l = new PrimedLoader<number, string>(async (keys) => (asked.push([...keys]), keys.map((k) => `loaded ${k}`)));
+    for (let k = 0; k < 5; k++) l.prime(k, `primed ${k}`);
+    expect(await l.loadMany([0, 2, 9])).toEqual(['primed 0', 'primed 2', 'loaded 9']);
+    expect(asked).toEqual([[9]]);
+  });
+});

@@ -23,15 +23,27 @@ export class PrimedLoader<K, V> extends DataLoader<K, V> {
   private readonly loadedKeys = new Set<K>();
 
   override load(key: K): Promise<V> {
-    if (!this.primedValues.has(key)) this.loadedKeys.add(key);
+    // A primed value reaches DataLoader's cache when it is first loaded (a no-op afterwards).
+    if (this.primedValues.has(key)) super.prime(key, this.primedValues.get(key)!);
+    else this.loadedKeys.add(key);
     return super.load(key);
   }
 
+  /**
+   * A value is kept here and handed to DataLoader only if `load` asks for it: most primed
+   * values are only ever read by `primed` (the cards of a list: 30 per nearby page, 80 on the
+   * home screen), and DataLoader caches each as a resolved promise (an allocation and, with
+   * async hooks on, a hook call each). The first value given wins, as in DataLoader.
+   */
   override prime(key: K, value: V | PromiseLike<V> | Error): this {
-    if (!this.primedValues.has(key) && !this.loadedKeys.has(key)) {
+    if (this.primedValues.has(key)) return this;
+    if (!this.loadedKeys.has(key)) {
       // An error or a promise is cached by DataLoader as it is (a later prime is ignored): `load` answers it, so `primed` must not.
       if (value instanceof Error || isPromiseLike(value)) this.loadedKeys.add(key);
-      else this.primedValues.set(key, value);
+      else {
+        this.primedValues.set(key, value);
+        return this;
+      }
     }
     return super.prime(key, value);
   }

@@ -2,7 +2,7 @@
 import { pageMeta } from '../../common/pagination';
 import { Context } from '../../context';
 import { findStores, GeoPoint, StoreFilter } from '../stores/store-query';
-import { requestInstant } from '../stores/local-time';
+import { requestInstant, requestInstantNow } from '../stores/local-time';
 import { primeStoreCards } from '../stores/store.loaders';
 import { NearbyStoresArgs } from './discovery.inputs';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
@@ -15,7 +15,7 @@ export const HOME_PRODUCT_STORES = 50;
 export const SEARCH_LIMIT = 20;
 
 export async function nearbyStores(ctx: Context, args: NearbyStoresArgs): Promise<StorePage> {
-  const now = await requestInstant(ctx);
+  const now = requestInstantNow(ctx) ?? (await requestInstant(ctx));
   const filter: StoreFilter = {
     point: { lat: args.lat, lng: args.lng },
     radiusKm: args.radius,
