@@ -23,7 +23,7 @@ import { rowExecutor, RowExecutor } from './executor';
 import { RestRoute } from './route';
 import { RouteHit, RouteIndex } from './route-index';
 import { restFieldRenamer, snakeCase } from './field-names';
-import { sendError } from './respond';
+import { sendError, sendJsonText } from './respond';
 import { ruleErrors } from './rule-pass';
 import { variableType, VariableReader } from './variables';
 
@@ -115,9 +115,8 @@ export function restRouter(
           return JSON.stringify(envelope(route, result.data?.[route.rootKey] as Record<string, unknown> | null));
         };
         const body = route.cache && opts.cache ? await opts.cache.answer(answerKey(route, variableValues, ctx), route.cache.reads, answer) : await answer();
-        // res.json's own steps: its content type unless one is set, then res.send (ETag, 304, HEAD).
-        if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-        res.status(route.status ?? 200).send(body);
+        // res.json's own steps (its content type unless one is set, then res.send: ETag, 304, HEAD).
+        sendJsonText(req, res, route.status ?? 200, body);
       } catch (error) {
         sendError(res, error, { development: opts.development, logger: ctx.logger, renameFields });
       }
