@@ -23,32 +23,39 @@ export class CatalogResolver {
   }
 }
 
+// The catalog's nested lists answer synchronously what its one statement primed (batch-loader.ts
+// PrimedLoader): no promise per menu, category, product and option group for the executor to
+// wait on (docs/decisions.md "City scale: the small reads' cost over their twins").
 @Resolver(() => Menu)
 export class MenuFieldsResolver {
   @FieldResolver(() => [MenuCategory])
-  async categories(@Root() menu: Menu, @Ctx() ctx: Context): Promise<MenuCategory[]> {
-    return categoriesOfMenu(ctx).load(menu.id);
+  categories(@Root() menu: Menu, @Ctx() ctx: Context): MenuCategory[] | Promise<MenuCategory[]> {
+    const loader = categoriesOfMenu(ctx);
+    return loader.primed(menu.id) ?? loader.load(menu.id);
   }
 }
 
 @Resolver(() => MenuCategory)
 export class MenuCategoryFieldsResolver {
   @FieldResolver(() => [Product], { description: 'Active products.' })
-  async products(@Root() category: MenuCategory, @Ctx() ctx: Context): Promise<Product[]> {
-    return activeProductsOfCategory(ctx).load(category.id);
+  products(@Root() category: MenuCategory, @Ctx() ctx: Context): Product[] | Promise<Product[]> {
+    const loader = activeProductsOfCategory(ctx);
+    return loader.primed(category.id) ?? loader.load(category.id);
   }
 }
 
 @Resolver(() => Product)
 export class ProductFieldsResolver {
   @FieldResolver(() => [ProductOptionGroup])
-  async optionGroups(@Root() product: Product, @Ctx() ctx: Context): Promise<ProductOptionGroup[]> {
-    return optionGroupsOfProduct(ctx).load(product.id);
+  optionGroups(@Root() product: Product, @Ctx() ctx: Context): ProductOptionGroup[] | Promise<ProductOptionGroup[]> {
+    const loader = optionGroupsOfProduct(ctx);
+    return loader.primed(product.id) ?? loader.load(product.id);
   }
 
   @FieldResolver(() => [ProductSupplement])
-  async supplements(@Root() product: Product, @Ctx() ctx: Context): Promise<ProductSupplement[]> {
-    return supplementsOfProduct(ctx).load(product.id);
+  supplements(@Root() product: Product, @Ctx() ctx: Context): ProductSupplement[] | Promise<ProductSupplement[]> {
+    const loader = supplementsOfProduct(ctx);
+    return loader.primed(product.id) ?? loader.load(product.id);
   }
 
   @FieldResolver(() => Store)
@@ -60,7 +67,8 @@ export class ProductFieldsResolver {
 @Resolver(() => ProductOptionGroup)
 export class OptionGroupFieldsResolver {
   @FieldResolver(() => [ProductOptionValue])
-  async values(@Root() group: ProductOptionGroup, @Ctx() ctx: Context): Promise<ProductOptionValue[]> {
-    return valuesOfOptionGroup(ctx).load(group.id);
+  values(@Root() group: ProductOptionGroup, @Ctx() ctx: Context): ProductOptionValue[] | Promise<ProductOptionValue[]> {
+    const loader = valuesOfOptionGroup(ctx);
+    return loader.primed(group.id) ?? loader.load(group.id);
   }
 }

@@ -52,8 +52,10 @@ export class OfferResolver {
 @Resolver(() => Store)
 export class StoreOffersFieldResolver {
   @FieldResolver(() => [Offer], { description: "The store's own active offers." })
-  async offers(@Root() store: Store, @Ctx() ctx: Context): Promise<Offer[]> {
-    return activeOffersOfStore(ctx).load(store.id);
+  offers(@Root() store: Store, @Ctx() ctx: Context): Offer[] | Promise<Offer[]> {
+    // Store details prime them (store-details.ts): answered without a promise, as the card fields are.
+    const loader = activeOffersOfStore(ctx);
+    return loader.primed(store.id) ?? loader.load(store.id);
   }
 
   @FieldResolver(() => Int, { description: 'Active offers of the store right now.' })

@@ -48,8 +48,9 @@ export class StoreResolver {
   }
 
   @FieldResolver(() => [OpeningHours])
-  async openingHours(@Root() store: Store, @Ctx() ctx: Context): Promise<OpeningHours[]> {
-    return openingHoursOfStore(ctx).load(store.id);
+  openingHours(@Root() store: Store, @Ctx() ctx: Context): OpeningHours[] | Promise<OpeningHours[]> {
+    const loader = openingHoursOfStore(ctx);
+    return loader.primed(store.id) ?? loader.load(store.id);
   }
 }
 
