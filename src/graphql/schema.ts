@@ -1,6 +1,7 @@
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { VALIDATE_SETTINGS } from '../common/validation';
+import { roundCoordinatesDirectly } from '../common/coordinate-field';
 import { AdResolver } from '../modules/ads/ad.resolver';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import {
@@ -63,6 +64,7 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
     validate: VALIDATE_SETTINGS,
   });
   callFieldResolversDirectly(schema, resolvers);
+  roundCoordinatesDirectly(schema);
   return markSignedInFields(schema);
 }
 
