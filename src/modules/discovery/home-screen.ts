@@ -7,7 +7,8 @@
  * lists of cards and products). Nothing the cards' field
  * resolvers would read is left to a loader: "open now" and the store categories are handed to
  * theirs (`prime`), which still answer whatever was not. docs/decisions.md "City scale: the
- * home screen and search in one statement each".
+ * home screen and search in one statement each", and "... where few stores deliver" for the
+ * reach index's listing.
  */
 import { fromJson, fromJsonArrays, viewArray } from '../../common/row-views';
 import { Context } from '../../context';
@@ -16,7 +17,8 @@ import { PRODUCT_BLOCK_ORDER, PRODUCT_BLOCKS, ProductBlock, productBlocksCtes } 
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffersJson } from '../offers/offer.service';
 import { Offer } from '../offers/offer.entity';
-import { homeBlocksCtes, StoreBlock } from '../stores/home-query';
+import { homeBlocksCtes, homeListing, StoreBlock } from '../stores/home-query';
+import { lastReachIndex } from '../stores/reach-index.loader';
 import { MainCategory } from '../stores/main-category.entity';
 import { StoreCategory } from '../stores/store-category.entity';
 import { Store } from '../stores/store.entity';
@@ -39,7 +41,9 @@ interface HomeRow {
 
 export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, size: number, sources: number): Promise<Homepage> {
   const em = ctx.em;
-  const blocks = homeBlocksCtes(point, size, sources);
+  // Where few stores deliver, the copy of the reach index in hand names them (no statement; the
+  // home statement uses the list only at the copy's version, so a stale copy costs time, not answers).
+  const blocks = homeBlocksCtes(point, size, sources, undefined, homeListing(lastReachIndex(em), point));
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, size);
   // Prepared: the long text is parsed and planned once per connection, not per request.
   const [row] = await executePrepared<HomeRow>(
