@@ -47,12 +47,8 @@ export interface HomeListing {
  */
 export function homeListing(index: ReachIndex | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
   if (!index || !point) return null;
-  const q = { lat: point.lat, lng: point.lng };
-  const count = index.count(q);
-  if (count === null || count > (HOME_LISTED_PER_WALK * index.size) / walk) return null;
-  const page = count === 0 ? { candidates: [] } : index.page(q, 'distance', 0, count);
-  if (!page) return null;
-  return { version: index.version, ids: [...page.candidates].sort((a, b) => a - b) };
+  const ids = index.matchingIds({ lat: point.lat, lng: point.lng }, (HOME_LISTED_PER_WALK * index.size) / walk);
+  return ids && { version: index.version, ids };
 }
 
 /** Each block's order, ties broken as written (distance only with a point). */
