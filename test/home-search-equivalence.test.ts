@@ -169,10 +169,13 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
         const label = `${name} / ${size} and ${sources} / walk ${walk} / ${listing.ids.length} listed`;
         const expected = await referenceBlocks(point, size, sources);
         expect({ label, ...(await listedBlocks(point, size, sources, walk, listing)) }).toEqual({ label, ...expected });
+        // The walks tried first or not: the same blocks.
+        const other = { ...listing, skipWalks: !listing.skipWalks };
+        expect({ label, ...(await listedBlocks(point, size, sources, walk, other)) }).toEqual({ label, ...expected });
         // The list is what answered: without the block's first store it answers without it.
         const first = expected.stores[0]?.id;
         if (first === undefined) continue;
-        const without = { ...listing, ids: listing.ids.filter((id) => id !== first) };
+        const without = { ...listing, ids: listing.ids.filter((id) => id !== first), skipWalks: true };
         const got = await listedBlocks(point, size, sources, walk, without);
         expect({ label, stores: got.stores.map((s) => s.id) }).not.toEqual({ label, stores: expected.stores.map((s) => s.id) });
         // At another version the list is not used: the walks or the box answer, exactly.
@@ -183,20 +186,36 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
     expect(listed).toBeGreaterThan(12);
   }, 300_000);
 
-  it('reads the listed stores by id and no walk, and the walks without a list', async () => {
-    // A point where the reach index lists a few stores (HOME_WALK's bound at this city's size), not none.
+  it('reads the listed stores by id, without the walks or after them, and the box without a list', async () => {
+    // A point where the walks come back short (HOME_WALK at this city's size) and the index lists a few stores.
     const copy = await index();
-    const point = points()
-      .map((p) => p.point)
-      .find((p) => p && (homeListing(copy, p)?.ids.length ?? 0) > 0);
+    let point: GeoPoint | undefined;
+    for (const p of points()) {
+      if (p.point && (homeListing(copy, p.point, 1)?.ids.length ?? 0) > 0 && !(await walkedStoreBlocks(em(), p.point, SIZE, SOURCES, HOME_WALK))) {
+        point = p.point;
+        break;
+      }
+    }
     expect(point).toBeDefined();
-    const listing = homeListing(copy, point)!;
-    const withList = await blocksPlan(point!, listing);
-    expect(withList).toMatch(new RegExp(`Index Scan using stores_pkey on stores s[^\\n]*rows=${listing.ids.length} loops=1`));
-    expect(withList).not.toMatch(/using stores_(earth|popularity|rating)_index[^\n]*rows=/);
+    const listing = homeListing(copy, point, 1)!;
+    const byId = new RegExp(`Index Scan using stores_pkey on stores s[^\\n]*rows=${listing.ids.length} loops=1`);
+    const read = (plan: string, index: string) => plan.split('\n').filter((line) => line.includes(`using ${index}`) && /rows=[1-9]/.test(line)).length;
+    // Without the walks: the listed rows only.
+    const first = await blocksPlan(point!, { ...listing, skipWalks: true });
+    expect(first).toMatch(byId);
+    expect({ earth: read(first, 'stores_earth_index'), popular: read(first, 'stores_popularity_index'), rating: read(first, 'stores_rating_index') }).toEqual({
+      earth: 0,
+      popular: 0,
+      rating: 0,
+    });
+    // After the walks: the nearest walk reads, then the listed rows, not the box.
+    const after = await blocksPlan(point!, { ...listing, skipWalks: false });
+    expect(after).toMatch(byId);
+    expect(read(after, 'stores_earth_index')).toBe(1);
+    // At another version: the walk, then the box (the earth index twice), and no row by id.
     const stale = await blocksPlan(point!, { ...listing, version: 'other' });
     expect(stale).toMatch(/Index Scan using stores_pkey[^\n]*never executed/);
-    expect(stale).toMatch(/using stores_earth_index[^\n]*rows=[1-9]/);
+    expect(read(stale, 'stores_earth_index')).toBe(2);
   });
 
   it('answers the full ranking when a write moved the version after the index was read', async () => {
@@ -215,7 +234,9 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
     try {
       const expected = await referenceBlocks(point, SIZE, SOURCES);
       expect(expected.top_rated_stores[0].id).toBe(outsider.id);
-      expect(await listedBlocks(point, SIZE, SOURCES, HOME_WALK, listing)).toEqual(expected);
+      for (const skipWalks of [true, false]) {
+        expect({ skipWalks, ...(await listedBlocks(point, SIZE, SOURCES, HOME_WALK, { ...listing, skipWalks })) }).toEqual({ skipWalks, ...expected });
+      }
     } finally {
       await em().execute('update stores set delivery_radius_km = ?, rating = ?, rating_count = ? where id = ?', [
         outsider.delivery_radius_km,

@@ -24,19 +24,28 @@ export const HOME_WALK = 200;
 
 /**
  * The deliverers the reach index lists, when it counts at most this many per HOME_WALK-th of
- * its stores (home reads their rows by id and ranks them instead of walking): the walks come
- * back short where fewer than about stores / HOME_WALK deliver (each reads HOME_WALK entries
- * per store it wants, in an order that does not depend on position), and then the full
- * ranking read every store in the box of the largest radius (28 000 at a sparse point of
- * 100 000 stores). Measured: docs/decisions.md "City scale: the home screen where few stores
- * deliver".
+ * its stores: where the walks come back short, home ranks their rows, read by id, instead of
+ * every store in the box of the largest radius (28 000 at a sparse point of 100 000 stores).
+ * The walks come back short where fewer than about stores / HOME_WALK deliver (each reads
+ * HOME_WALK entries per store it wants, in an order that does not depend on position; measured
+ * short up to 1.3 times that). Measured: docs/decisions.md "City scale: the home screen where
+ * few stores deliver".
  */
 export const HOME_LISTED_PER_WALK = 1.5;
 
-/** Where few stores deliver: the reach index's version, and the ids it names as delivering there. */
+/**
+ * Below this many deliverers per HOME_WALK-th of the stores the walks are not even tried (they
+ * would come back short; at a point where none delivers the nearest walk alone read the box,
+ * 3 000–8 000 buffers at 1 000 000 stores). Between this and HOME_LISTED_PER_WALK they run
+ * first (they often answer, for less than reading the listed rows by id).
+ */
+export const HOME_WALKS_SKIPPED_PER_WALK = 0.5;
+
+/** Where few stores deliver: the reach index's version, the ids it names as delivering there, and whether the walks are skipped. */
 export interface HomeListing {
   version: string;
   ids: number[];
+  skipWalks: boolean;
 }
 
 /**
@@ -48,7 +57,7 @@ export interface HomeListing {
 export function homeListing(index: ReachIndex | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
   if (!index || !point) return null;
   const ids = index.matchingIds({ lat: point.lat, lng: point.lng }, (HOME_LISTED_PER_WALK * index.size) / walk);
-  return ids && { version: index.version, ids };
+  return ids && { version: index.version, ids, skipWalks: ids.length <= (HOME_WALKS_SKIPPED_PER_WALK * index.size) / walk };
 }
 
 /** Each block's order, ties broken as written (distance only with a point). */
@@ -99,9 +108,10 @@ export async function homeStoreBlocks(
  *
  * With a point, `listing` (homeListing; null: none) names the deliverers where the reach index
  * counts few: when the database's reach version is the listing's (`listed`, read in this
- * statement's snapshot, so the list is exactly the deliverers there), the walks read nothing
- * and the full ranking ranks the listed stores, read by id, instead of the box of the largest
- * radius; at another version (a write since the copy was built) it runs as without a listing.
+ * statement's snapshot, so the list is exactly the deliverers there), the full ranking ranks
+ * the listed stores, read by id, instead of the box of the largest radius, and with
+ * `skipWalks` the walks read nothing (so the ranking runs); at another version (a write since
+ * the copy was built) it runs as without a listing.
  * The text is the same either way (one prepared statement): only the parameters differ.
  */
 export function homeBlocksCtes(
@@ -126,12 +136,16 @@ export function homeBlocksCtes(
 }
 
 /**
- * `listed(ok)`, with a point: whether the database's reach version is the listing's (false
- * without a listing). The walks and the full ranking of the box test it (homeBlocksCtes).
+ * `listed(ok, first)`, with a point: whether the database's reach version is the listing's
+ * (false without a listing), and whether the list answers without the walks (`skipWalks`).
+ * The walks and the full ranking's two sources test them (homeBlocksCtes).
  */
 function listedCte(point: GeoPoint | undefined, listing: HomeListing | null): SqlPart {
   if (!point) return { sql: '', params: [] };
-  return { sql: `listed as (select coalesce(?::text = ${REACH_VERSION_SQL}, false) as ok), `, params: [listing?.version ?? null] };
+  return {
+    sql: `listed as (select v.ok, v.ok and ?::boolean as first from (select coalesce(?::text = ${REACH_VERSION_SQL}, false) as ok) v), `,
+    params: [listing?.skipWalks ?? false, listing?.version ?? null],
+  };
 }
 
 /**
@@ -170,7 +184,7 @@ function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, 
   const popular = Math.max(size, sources, point ? 0 : 2 * size);
   // With a point, the nearest walk runs first; when it comes back short, few stores deliver
   // here and the other walks would read their whole allowance in vain: a one-time filter
-  // skips them (the ranked path answers). Where the listing answers (`listed`, homeBlocksCtes),
+  // skips them (the ranked path answers). Where the list answers first (`listed`, homeBlocksCtes),
   // the nearest walk reads nothing, so none of them does.
   const gate = point ? ' and (select count(*) from nearest) = ?' : '';
   const gateParams = point ? [2 * size] : [];
@@ -191,7 +205,7 @@ function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, 
       sql: `nearest as materialized (
               select s.id, ${distance} as distance_m from (
                 select id, earth, delivery_radius_km, true as is_active, earth <-> ${pointEarth(true)} as knn
-                from stores where not (select ok from listed) and is_active and ${withinLargestRadius('earth')}
+                from stores where not (select first from listed) and is_active and ${withinLargestRadius('earth')}
                 order by knn fetch first ? rows with ties) s
               where ${where} order by s.knn fetch first ? rows with ties), `,
       params: [...distanceParams, point.lat, point.lng, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
@@ -249,7 +263,7 @@ function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, 
   // The listed stores are re-checked against the conditions: the list is exact at its version, the check costs nothing.
   const fromList = point
     ? {
-        sql: `select ${columns} from stores s where (select ok from listed) and s.id = any(?::int[]) and ${where}
+        sql: `select ${columns} from stores s where ${gate}(select ok from listed) and s.id = any(?::int[]) and ${where}
        union all `,
         params: [...distanceParams, `{${(listing?.ids ?? []).join(',')}}`, ...params],
       }
