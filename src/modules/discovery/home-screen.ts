@@ -60,7 +60,11 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   );
 
   const storeEntries = row.stores ?? [];
-  const stores = fromJsonArrays(em, Store, storeEntries.map((entry) => entry[3]));
+  const stores = fromJsonArrays(
+    em,
+    Store,
+    storeEntries.map((entry) => entry[3]),
+  );
   const storeBlocks: Record<ShownBlock, Store[]> = { top_rated_stores: [], popular_near_you: [], stores: [] };
   storeEntries.forEach(([block, distanceM, open], k) => {
     const store = stores[k];
@@ -70,7 +74,11 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   });
 
   const productEntries = row.products ?? [];
-  const productViews = fromJsonArrays(em, Product, productEntries.map((entry) => entry[1]));
+  const productViews = fromJsonArrays(
+    em,
+    Product,
+    productEntries.map((entry) => entry[1]),
+  );
   const productBlocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as Product[]])) as Record<ProductBlock, Product[]>;
   productEntries.forEach(([block], k) => productBlocks[block].push(productViews[k]));
   for (const block of PRODUCT_BLOCKS) productBlocks[block].sort(PRODUCT_BLOCK_ORDER[block]);

@@ -163,7 +163,10 @@ export async function walkedStoreBlocks(
   const walked = walkedCtes(point, size, sources, walk);
   const want = wanted(size, sources);
   const blocks = toBlocks(
-    await em.execute<BlockRow[]>(`with ${listed.sql}${walked.sql} select block, id, distance_m, ord from walked`, [...listed.params, ...walked.params]),
+    await em.execute<BlockRow[]>(`with ${listed.sql}${walked.sql} select block, id, distance_m, ord from walked`, [
+      ...listed.params,
+      ...walked.params,
+    ]),
   );
   return STORE_BLOCKS.every((b) => blocks[b].length === want[b]) ? blocks : null;
 }
@@ -244,7 +247,10 @@ export async function rankedStoreBlocks(
   const listed = listedCte(point, null);
   const ranked = rankedCtes(point, size, sources, '', null);
   return toBlocks(
-    await em.execute<BlockRow[]>(`with ${listed.sql}${ranked.sql} select block, id, distance_m, ord from ranked`, [...listed.params, ...ranked.params]),
+    await em.execute<BlockRow[]>(`with ${listed.sql}${ranked.sql} select block, id, distance_m, ord from ranked`, [
+      ...listed.params,
+      ...ranked.params,
+    ]),
   );
 }
 
