@@ -427,6 +427,20 @@ export class ReachIndex {
   }
 
   /**
+   * The ids of the stores that match, in no order, when at most `atMost` do (counted first, as
+   * `count`, so a point where many match costs no more than counting them); null when more
+   * do, or when a store is too close to its boundary to call. The home screen where few
+   * stores deliver (home-query.ts homeListing).
+   */
+  matchingIds(q: ReachQuery, atMost: number): number[] | null {
+    const total = this.match(q, false);
+    if (total === null || total > atMost) return null;
+    const listed = total === 0 ? 0 : this.match(q, true);
+    if (listed === null) return null;
+    return Array.from(this.hit.subarray(0, listed), (i) => this.id[i]);
+  }
+
+  /**
    * How many stores match; with `collect`, also lists them in `hit` (chords of the stores in
    * reach for certain are measured later, only if a sort needs them). Null if one is too
    * close to its boundary to call. Leaves each cell's nearest and farthest distance in
