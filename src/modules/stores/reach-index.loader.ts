@@ -129,13 +129,22 @@ async function catchUp(em: EntityManager, holder: Holder): Promise<Copy | null> 
   const from = holder.copy!;
   const copy = await em.transactional(
     async (tx): Promise<Copy | null> => {
-      const [head] = await tx.execute<{ version: string; snapshot: string; pruned: string; since: string }[]>(
-        `select ${REACH_VERSION_SQL} as version, pg_current_snapshot()::text as snapshot,
-                coalesce((select log_pruned_below::text from store_reach_version where id = 1), '0') as pruned,
-                pg_snapshot_xmin(?::pg_snapshot)::text as since`,
-        [from.snapshot],
+      // The log is complete for the copy unless a pruned row's transaction was one its snapshot
+      // did not see: ids from the snapshot's xmax on, or one in progress then (xip) that has
+      // committed since and left no row (checkable: a transaction's rows are pruned together).
+      // Comparing xmin alone would rebuild while any long transaction runs on the server.
+      const [head] = await tx.execute<{ version: string; snapshot: string; complete: boolean; since: string }[]>(
+        `with h as (select coalesce((select log_pruned_below from store_reach_version where id = 1), 0) as pruned)
+         select ${REACH_VERSION_SQL} as version, pg_current_snapshot()::text as snapshot,
+                pg_snapshot_xmin(?::pg_snapshot)::text as since,
+                h.pruned <= pg_snapshot_xmax(?::pg_snapshot)::text::bigint
+                and not exists (select 1 from pg_snapshot_xip(?::pg_snapshot) x
+                                where x::text::bigint < h.pruned and coalesce(pg_xact_status(x), 'committed') = 'committed'
+                                  and not exists (select 1 from store_reach_changes c where c.xid = x::text::bigint)) as complete
+         from h`,
+        [from.snapshot, from.snapshot, from.snapshot],
       );
-      if (BigInt(head.since) < BigInt(head.pruned)) return null;
+      if (!head.complete) return null;
       const rows = await tx.execute<{ store_id: number | null }[]>(
         `select distinct store_id from store_reach_changes
          where xid >= ? and not pg_visible_in_snapshot(xid::text::xid8, ?::pg_snapshot) limit ${CATCH_UP_MAX_STORES + 1}`,
@@ -164,8 +173,8 @@ async function catchUp(em: EntityManager, holder: Holder): Promise<Copy | null> 
 
 /**
  * Deletes log rows older than LOG_KEEP (at most once a PRUNE_EVERY_MS per process) and raises
- * the horizon below which rows may be missing, in one transaction: a copy whose snapshot's
- * xmin is below the horizon may have missed a pruned row, and rebuilds (catchUp).
+ * the horizon below which rows may be missing, in one transaction: a copy whose snapshot did
+ * not see a transaction below the horizon that may have been pruned rebuilds (catchUp).
  */
 function prune(em: EntityManager, holder: Holder): void {
   const now = Date.now();
