@@ -142,7 +142,7 @@ describe('the reach index under store edits', () => {
     const first: Knex.Transaction = await knex.transaction();
     const second: Knex.Transaction = await knex.transaction();
     try {
-      const xid = async (t: Knex.Transaction) => BigInt(((await t.raw(`select pg_current_xact_id()::text as id`)) as { rows: { id: string }[] }).rows[0].id);
+      const xid = async (t: Knex.Transaction) => BigInt((await t.raw<{ rows: { id: string }[] }>(`select pg_current_xact_id()::text as id`)).rows[0].id);
       const older = await xid(first);
       const newer = await xid(second);
       expect(newer > older).toBe(true);
