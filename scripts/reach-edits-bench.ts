@@ -36,7 +36,7 @@ async function main() {
     READ_CACHE: 'off',
   });
   delete process.env.REDIS_URL;
-  const src = path.resolve(values.src!);
+  const src = path.resolve(values.src);
   // The SQL path's own statements: the count of countStores, the window count of the one-scan page
   // (counted on the pg module the checkout under test loads).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -69,10 +69,10 @@ async function main() {
     writer.query(`update stores set delivery_radius_km = 3 + random() * 10, rating = round((random() * 5)::numeric, 1) where id = $1`, [id]).catch(() => undefined);
   }, 1000 / Number(values.edits));
   // Warm-up (the index is built at start; nothing measured).
-  await load(port, 3, values.connections!);
+  await load(port, 3, values.connections);
   sqlPath = 0;
   const cpu = process.cpuUsage();
-  const result = await load(port, Number(values.duration), values.connections!);
+  const result = await load(port, Number(values.duration), values.connections);
   const used = process.cpuUsage(cpu);
   clearInterval(edit);
   const requests = result.requests.total;
