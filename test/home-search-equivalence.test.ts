@@ -11,7 +11,9 @@ import { Database, ormOptions } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
-import { HOME_WALK, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
+import { HOME_WALK, homeBlocksCtes, homeListing, HomeListing, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
+import { reachIndex } from '../src/modules/stores/reach-index.loader';
+import { ReachAnswers } from '../src/modules/stores/reach-index';
 import { homeProductBlocks, productHitsSql } from '../src/modules/catalog/product-query';
 import { storeHitsSql } from '../src/modules/stores/store-query';
 import { openTestDatabase } from './helpers/database';
@@ -38,6 +40,8 @@ beforeAll(async () => {
   db = await openTestDatabase();
   await seedDemoCity(em(), { stores: STORES, seed: 5, now: new Date('2026-03-04T12:00:00Z') });
   await refreshAfterBulkLoad(em());
+  // The copy of the reach index the home screen lists the deliverers from where they are few.
+  await reachIndex(em(), { wait: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -125,6 +129,123 @@ describe('home store blocks at city scale answer like the full ranking', () => {
       .join('\n');
     expect(plan).toMatch(/Index Only Scan using stores_rating_index/);
     expect(plan).toMatch(/Heap Fetches: 0/);
+  });
+});
+
+/** The blocks as one `homeStoreBlocks` answer, distances as the cards show them. */
+async function listedBlocks(point: GeoPoint, size: number, sources: number, walk: number, listing: HomeListing | null) {
+  const blocks = await homeStoreBlocks(em(), point, size, sources, walk, listing);
+  return Object.fromEntries(Object.entries(blocks).map(([b, list]) => [b, list.map((s) => ({ id: s.id, km: km(s.distanceM) }))]));
+}
+
+/** The plan of the store blocks' statement with `listing`, as it ran. */
+async function blocksPlan(point: GeoPoint, listing: HomeListing | null): Promise<string> {
+  const ctes = homeBlocksCtes(point, SIZE, SOURCES, HOME_WALK, listing);
+  const rows = await em().execute<{ 'QUERY PLAN': string }[]>(
+    `explain (analyze, costs off, timing off) with ${ctes.sql} select block, id, distance_m, ord from blocks`,
+    ctes.params,
+  );
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+describe('home store blocks where few stores deliver, from the reach index\'s list', () => {
+  const index = async (): Promise<ReachAnswers> => (await reachIndex(em(), { wait: true }))!;
+
+  it('ranks the listed deliverers at the list\'s version, like the full ranking', async () => {
+    let listed = 0;
+    for (const { name, point } of points()) {
+      if (!point) {
+        expect(homeListing(await index(), point)).toBeNull();
+        continue;
+      }
+      for (const [size, sources, walk] of [
+        [SIZE, SOURCES, HOME_WALK],
+        [SIZE, SOURCES, 40],
+        [3, 5, 15],
+      ]) {
+        const listing = homeListing(await index(), point, walk);
+        if (!listing) continue;
+        listed++;
+        const label = `${name} / ${size} and ${sources} / walk ${walk} / ${listing.ids.length} listed`;
+        const expected = await referenceBlocks(point, size, sources);
+        expect({ label, ...(await listedBlocks(point, size, sources, walk, listing)) }).toEqual({ label, ...expected });
+        // The walks tried first or not: the same blocks.
+        const other = { ...listing, skipWalks: !listing.skipWalks };
+        expect({ label, ...(await listedBlocks(point, size, sources, walk, other)) }).toEqual({ label, ...expected });
+        // The list is what answered: without the block's first store it answers without it.
+        const first = expected.stores[0]?.id;
+        if (first === undefined) continue;
+        const without = { ...listing, ids: listing.ids.filter((id) => id !== first), skipWalks: true };
+        const got = await listedBlocks(point, size, sources, walk, without);
+        expect({ label, stores: got.stores.map((s) => s.id) }).not.toEqual({ label, stores: expected.stores.map((s) => s.id) });
+        // At another version the list is not used: the walks or the box answer, exactly.
+        expect({ label, ...(await listedBlocks(point, size, sources, walk, { ...without, version: 'other' })) }).toEqual({ label, ...expected });
+      }
+    }
+    // Lists answered at sparse points (and at sea: none listed, none ranked).
+    expect(listed).toBeGreaterThan(12);
+  }, 300_000);
+
+  it('reads the listed stores by id, without the walks or after them, and the box without a list', async () => {
+    // A point where the walks come back short (HOME_WALK at this city's size) and the index lists a few stores.
+    const copy = await index();
+    let point: GeoPoint | undefined;
+    for (const p of points()) {
+      if (p.point && (homeListing(copy, p.point, 1)?.ids.length ?? 0) > 0 && !(await walkedStoreBlocks(em(), p.point, SIZE, SOURCES, HOME_WALK))) {
+        point = p.point;
+        break;
+      }
+    }
+    expect(point).toBeDefined();
+    const listing = homeListing(copy, point, 1)!;
+    const byId = new RegExp(`Index Scan using stores_pkey on stores s[^\\n]*rows=${listing.ids.length} loops=1`);
+    const read = (plan: string, index: string) => plan.split('\n').filter((line) => line.includes(`using ${index}`) && /rows=[1-9]/.test(line)).length;
+    // Without the walks: the listed rows only.
+    const first = await blocksPlan(point!, { ...listing, skipWalks: true });
+    expect(first).toMatch(byId);
+    expect({ earth: read(first, 'stores_earth_index'), popular: read(first, 'stores_popularity_index'), rating: read(first, 'stores_rating_index') }).toEqual({
+      earth: 0,
+      popular: 0,
+      rating: 0,
+    });
+    // After the walks: the nearest walk reads, then the listed rows, not the box.
+    const after = await blocksPlan(point!, { ...listing, skipWalks: false });
+    expect(after).toMatch(byId);
+    expect(read(after, 'stores_earth_index')).toBe(1);
+    // At another version: the walk, then the box (the earth index twice), and no row by id.
+    const stale = await blocksPlan(point!, { ...listing, version: 'other' });
+    expect(stale).toMatch(/Index Scan using stores_pkey[^\n]*never executed/);
+    expect(read(stale, 'stores_earth_index')).toBe(2);
+  });
+
+  it('answers the full ranking when a write moved the version after the index was read', async () => {
+    const copy = await index();
+    const point = points()
+      .map((p) => p.point)
+      .find((p) => p && (homeListing(copy, p)?.ids.length ?? 0) > 0)!;
+    const listing = homeListing(copy, point)!;
+    // A store that does not deliver there, best rated of all, now delivers there.
+    const [outsider] = await em().execute<{ id: number; delivery_radius_km: number; rating: string; rating_count: number }[]>(
+      `select id, delivery_radius_km, rating, rating_count from stores
+       where is_active and not (id = any(?::int[])) order by earth_distance(earth, ll_to_earth(?, ?)) limit 1`,
+      [`{${listing.ids.join(',')}}`, point.lat, point.lng],
+    );
+    await em().execute('update stores set delivery_radius_km = 60, rating = 5, rating_count = 1000000 where id = ?', [outsider.id]);
+    try {
+      const expected = await referenceBlocks(point, SIZE, SOURCES);
+      expect(expected.top_rated_stores[0].id).toBe(outsider.id);
+      for (const skipWalks of [true, false]) {
+        expect({ skipWalks, ...(await listedBlocks(point, SIZE, SOURCES, HOME_WALK, { ...listing, skipWalks })) }).toEqual({ skipWalks, ...expected });
+      }
+    } finally {
+      await em().execute('update stores set delivery_radius_km = ?, rating = ?, rating_count = ? where id = ?', [
+        outsider.delivery_radius_km,
+        outsider.rating,
+        outsider.rating_count,
+        outsider.id,
+      ]);
+      await index(); // the tests after this one answer from a current copy
+    }
   });
 });
 

@@ -101,6 +101,33 @@ describe('reach index', () => {
     expect(index.page(q, 'rating', 0, 2)).toEqual({ total: 3, candidates: [2, 1], skip: 0 });
     expect(index.page(q, 'distance', 1, 1)).toEqual({ total: 3, candidates: [4], skip: 0 });
     expect(index.page(q, 'delivery_fee', 5, 10)).toEqual({ total: 3, candidates: [], skip: 0 });
+    // The matches' ids when at most so many match (the home screen where few deliver).
+    expect(index.matchingIds(q, 3)?.sort()).toEqual([1, 2, 4]);
+    expect(index.matchingIds(q, 2)).toBeNull();
+    expect(index.matchingIds({ lat: 10, lng: 10 }, 0)).toEqual([]);
+  });
+
+  it('lists the ids of every match, like counting them, in a random city', () => {
+    const rnd = new Random(31);
+    const stores = Array.from({ length: 3000 }, (_, k) =>
+      store(k + 1, 33.5 + (rnd.next() - 0.5) * 0.6, -7.5 + (rnd.next() - 0.5) * 0.6, 1000 + rnd.next() * 9000),
+    );
+    const index = new ReachIndex(stores, '1');
+    let listed = 0;
+    for (let k = 0; k < 200; k++) {
+      const q = { lat: 33.5 + (rnd.next() - 0.5) * 0.8, lng: -7.5 + (rnd.next() - 0.5) * 0.8 };
+      const total = index.count(q);
+      const page = total === null || total === 0 ? null : index.page(q, 'distance', 0, total);
+      const ids = index.matchingIds(q, 3000);
+      if (total === null) {
+        expect(ids).toBeNull();
+        continue;
+      }
+      expect([...ids!].sort((a, b) => a - b)).toEqual([...(page?.candidates ?? [])].sort((a, b) => a - b));
+      expect(index.matchingIds(q, total - 1)).toBeNull();
+      if (total > 0) listed++;
+    }
+    expect(listed).toBeGreaterThan(100);
   });
 
   it('tells which stores it holds are open at a clock map, by id', () => {
@@ -259,6 +286,16 @@ describe('reach index', () => {
         }
         const patched = new PatchedReachIndex(base, changed, '2');
         expect(patched.size).toBe(now.size);
+        // The home screen's list of who delivers, where few or many do.
+        for (let k = 0; k < 20; k++) {
+          const q = { lat: 33.5 + rnd.float(-0.15, 0.15), lng: -7.5 + rnd.float(-0.15, 0.15) };
+          const [px, py, pz] = earthPoint(q.lat, q.lng);
+          const expected = [...now.values()].filter((s) => Math.hypot(s.x - px, s.y - py, s.z - pz) <= s.reach).map((s) => s.id).sort((a, b) => a - b);
+          const atMost = rnd.int(0, 50);
+          const got = patched.matchingIds(q, atMost);
+          if (expected.length > atMost) expect(got).toBeNull();
+          else if (got) expect(got.sort((a, b) => a - b)).toEqual(expected);
+        }
         expect(checkPages([...now.values()], rnd, 80, patched)).toBeGreaterThan(70);
       }
     }

@@ -95,7 +95,7 @@ export async function twinApp(databaseUrl: string): Promise<{ app: express.Expre
   route('/api/v1/global/ads', () => ads(twin, all));
   route('/api/v1/store/stores/:store', (req) => storeDetails(twin, all, req));
   route('/api/v1/stores/nearby', (req) => nearby(twin, index, all, req));
-  route('/api/v1/homepage', (req) => home(twin, all, req));
+  route('/api/v1/homepage', (req) => home(twin, index, all, req));
   route('/api/v1/global/search', (req) => search(twin, all, req));
   route('/api/v1/store/stores/:id/catalog', (req) => catalog(twin, all.catalog, req));
   route('/api/v1/store/products', (req) => storeProducts(twin, all.catalog, req));

@@ -12,7 +12,8 @@ import {
   productHitsSql,
 } from '../../src/modules/catalog/product-query';
 import { HOME_BLOCK_SIZE, HOME_PRODUCT_STORES, SEARCH_LIMIT } from '../../src/modules/discovery/discovery.service';
-import { homeBlocksCtes } from '../../src/modules/stores/home-query';
+import { homeBlocksCtes, homeListing } from '../../src/modules/stores/home-query';
+import { ReachAnswers } from '../../src/modules/stores/reach-index';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
 import { storeHitsSql } from '../../src/modules/stores/store-query';
 import {
@@ -53,11 +54,12 @@ interface HomeRow {
   offers: Row[] | null;
 }
 
-export async function home(twin: Twin, texts: DiscoveryTexts, req: Request): Promise<Row> {
+/** `index`: the reach index built at the twins' start (the bench's cities are not written), as the service's copy in hand. */
+export async function home(twin: Twin, index: ReachAnswers, texts: DiscoveryTexts, req: Request): Promise<Row> {
   const { lat, lng } = req.query as Record<string, string | undefined>;
   const point = lat !== undefined && lng !== undefined ? { lat: Number(lat), lng: Number(lng) } : undefined;
   const now = new Date();
-  const blocks = homeBlocksCtes(point, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES);
+  const blocks = homeBlocksCtes(point, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES, undefined, homeListing(index, point));
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, HOME_BLOCK_SIZE);
   const [row] = await preparedRows<HomeRow>(
     twin,

@@ -12,7 +12,8 @@ const STORE_CARD = ['stores', 'store_categories', 'store_opening_hours', 'offers
 /** Products as customers see them: only those whose menu and menu section are visible. */
 const VISIBLE_PRODUCTS = ['products', 'menus', 'menu_categories'] as const;
 
-export const HOME_READS: readonly string[] = ['main_categories', ...STORE_CARD, ...VISIBLE_PRODUCTS];
+/** Where few stores deliver, the home statement ranks the stores the reach index lists, at its version. */
+export const HOME_READS: readonly string[] = ['main_categories', ...STORE_CARD, ...VISIBLE_PRODUCTS, 'store_reach_version'];
 export const SEARCH_READS: readonly string[] = ['stores', 'store_search_names', 'product_search_names', ...VISIBLE_PRODUCTS];
 /** The reach index (in process) is rebuilt from the store cards, or catches up from its change log, when its version moves. */
 export const NEARBY_READS: readonly string[] = [...STORE_CARD, 'store_reach_version', 'store_reach_changes'];

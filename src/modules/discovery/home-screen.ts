@@ -7,7 +7,8 @@
  * lists of cards and products). Nothing the cards' field
  * resolvers would read is left to a loader: "open now" and the store categories are handed to
  * theirs (`prime`), which still answer whatever was not. docs/decisions.md "City scale: the
- * home screen and search in one statement each".
+ * home screen and search in one statement each", and "... where few stores deliver" for the
+ * reach index's listing.
  */
 import { fromJson, fromJsonArrays, viewArray } from '../../common/row-views';
 import { Context } from '../../context';
@@ -16,7 +17,8 @@ import { PRODUCT_BLOCK_ORDER, PRODUCT_BLOCKS, ProductBlock, productBlocksCtes } 
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffersJson } from '../offers/offer.service';
 import { Offer } from '../offers/offer.entity';
-import { homeBlocksCtes, StoreBlock } from '../stores/home-query';
+import { homeBlocksCtes, homeListing, StoreBlock } from '../stores/home-query';
+import { lastReachIndex } from '../stores/reach-index.loader';
 import { MainCategory } from '../stores/main-category.entity';
 import { StoreCategory } from '../stores/store-category.entity';
 import { Store } from '../stores/store.entity';
@@ -39,7 +41,9 @@ interface HomeRow {
 
 export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, size: number, sources: number): Promise<Homepage> {
   const em = ctx.em;
-  const blocks = homeBlocksCtes(point, size, sources);
+  // Where few stores deliver, the copy of the reach index in hand names them (no statement; the
+  // home statement uses the list only at the copy's version, so a stale copy costs time, not answers).
+  const blocks = homeBlocksCtes(point, size, sources, undefined, homeListing(lastReachIndex(em), point));
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, size);
   // Prepared: the long text is parsed and planned once per connection, not per request.
   const [row] = await executePrepared<HomeRow>(
@@ -56,7 +60,11 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   );
 
   const storeEntries = row.stores ?? [];
-  const stores = fromJsonArrays(em, Store, storeEntries.map((entry) => entry[3]));
+  const stores = fromJsonArrays(
+    em,
+    Store,
+    storeEntries.map((entry) => entry[3]),
+  );
   const storeBlocks: Record<ShownBlock, Store[]> = { top_rated_stores: [], popular_near_you: [], stores: [] };
   storeEntries.forEach(([block, distanceM, open], k) => {
     const store = stores[k];
@@ -66,7 +74,11 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   });
 
   const productEntries = row.products ?? [];
-  const productViews = fromJsonArrays(em, Product, productEntries.map((entry) => entry[1]));
+  const productViews = fromJsonArrays(
+    em,
+    Product,
+    productEntries.map((entry) => entry[1]),
+  );
   const productBlocks = Object.fromEntries(PRODUCT_BLOCKS.map((b) => [b, [] as Product[]])) as Record<ProductBlock, Product[]>;
   productEntries.forEach(([block], k) => productBlocks[block].push(productViews[k]));
   for (const block of PRODUCT_BLOCKS) productBlocks[block].sort(PRODUCT_BLOCK_ORDER[block]);

@@ -6,6 +6,8 @@
  * home screen and search".
  */
 import { EntityManager } from '@mikro-orm/postgresql';
+import { ReachAnswers } from './reach-index';
+import { REACH_VERSION_SQL } from './reach-index.loader';
 import { GeoPoint, pointEarth, storeConditions } from './store-query';
 
 export const STORE_BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'product_sources'] as const;
@@ -19,6 +21,44 @@ type BlockRow = { block: StoreBlock; id: number; distance_m: number | null; ord:
  * in this many delivers (measured: docs/decisions.md).
  */
 export const HOME_WALK = 200;
+
+/**
+ * The deliverers the reach index lists, when it counts at most this many per HOME_WALK-th of
+ * its stores: where the walks come back short, home ranks their rows, read by id, instead of
+ * every store in the box of the largest radius (28 000 at a sparse point of 100 000 stores).
+ * The walks come back short where fewer than about stores / HOME_WALK deliver (each reads
+ * HOME_WALK entries per store it wants, in an order that does not depend on position; measured
+ * short up to 1.3 times that). Measured: docs/decisions.md "City scale: the home screen where
+ * few stores deliver".
+ */
+export const HOME_LISTED_PER_WALK = 1.5;
+
+/**
+ * Below this many deliverers per HOME_WALK-th of the stores the walks are not even tried (they
+ * would come back short; at a point where none delivers the nearest walk alone read the box,
+ * 3 000–8 000 buffers at 1 000 000 stores). Between this and HOME_LISTED_PER_WALK they run
+ * first (they often answer, for less than reading the listed rows by id).
+ */
+export const HOME_WALKS_SKIPPED_PER_WALK = 0.5;
+
+/** Where few stores deliver: the reach index's version, the ids it names as delivering there, and whether the walks are skipped. */
+export interface HomeListing {
+  version: string;
+  ids: number[];
+  skipWalks: boolean;
+}
+
+/**
+ * The stores delivering to `point` as the copy of the reach index in hand names them, when they
+ * are few (HOME_LISTED_PER_WALK); null otherwise, without a point, or where the copy cannot
+ * decide (a store at its boundary). The copy is not checked here: the statement uses the list
+ * only at the copy's version (homeBlocksCtes), so a copy gone stale costs time, not answers.
+ */
+export function homeListing(index: ReachAnswers | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
+  if (!index || !point) return null;
+  const ids = index.matchingIds({ lat: point.lat, lng: point.lng }, (HOME_LISTED_PER_WALK * index.size) / walk);
+  return ids && { version: index.version, ids, skipWalks: ids.length <= (HOME_WALKS_SKIPPED_PER_WALK * index.size) / walk };
+}
 
 /** Each block's order, ties broken as written (distance only with a point). */
 function blockOrders(point: boolean): Record<StoreBlock, string> {
@@ -53,8 +93,9 @@ export async function homeStoreBlocks(
   size: number,
   sources: number,
   walk = HOME_WALK,
+  listing: HomeListing | null = null,
 ): Promise<Record<StoreBlock, BlockStore[]>> {
-  const ctes = homeBlocksCtes(point, size, sources, walk);
+  const ctes = homeBlocksCtes(point, size, sources, walk, listing);
   return toBlocks(await em.execute<BlockRow[]>(`with ${ctes.sql} select block, id, distance_m, ord from blocks`, ctes.params));
 }
 
@@ -64,18 +105,46 @@ export async function homeStoreBlocks(
  * (issue 9: a round trip costs the service more CPU than the SQL). The index walks answer when
  * each of their blocks is full (`walk_ok`); otherwise the full ranking runs, in the same
  * statement, behind a one-time filter that keeps it from running at all when the walks answered.
+ *
+ * With a point, `listing` (homeListing; null: none) names the deliverers where the reach index
+ * counts few: when the database's reach version is the listing's (`listed`, read in this
+ * statement's snapshot, so the list is exactly the deliverers there), the full ranking ranks
+ * the listed stores, read by id, instead of the box of the largest radius, and with
+ * `skipWalks` the walks read nothing (so the ranking runs); at another version (a write since
+ * the copy was built) it runs as without a listing.
+ * The text is the same either way (one prepared statement): only the parameters differ.
  */
-export function homeBlocksCtes(point: GeoPoint | undefined, size: number, sources: number, walk = HOME_WALK): SqlPart {
+export function homeBlocksCtes(
+  point: GeoPoint | undefined,
+  size: number,
+  sources: number,
+  walk = HOME_WALK,
+  listing: HomeListing | null = null,
+): SqlPart {
+  const listed = listedCte(point, listing);
   const walked = walkedCtes(point, size, sources, walk);
   const want = wanted(size, sources);
   const ok = STORE_BLOCKS.map((b) => `count(*) filter (where block = '${b}') = ?`).join(' and ');
-  const ranked = rankedCtes(point, size, sources, 'not (select ok from walk_ok) and ');
+  const ranked = rankedCtes(point, size, sources, 'not (select ok from walk_ok) and ', listing);
   return {
-    sql: `${walked.sql},
+    sql: `${listed.sql}${walked.sql},
       walk_ok as (select ${ok} as ok from walked),
       ${ranked.sql},
       blocks as (select * from walked where (select ok from walk_ok) union all select * from ranked)`,
-    params: [...walked.params, ...STORE_BLOCKS.map((b) => want[b]), ...ranked.params],
+    params: [...listed.params, ...walked.params, ...STORE_BLOCKS.map((b) => want[b]), ...ranked.params],
+  };
+}
+
+/**
+ * `listed(ok, first)`, with a point: whether the database's reach version is the listing's
+ * (false without a listing), and whether the list answers without the walks (`skipWalks`).
+ * The walks and the full ranking's two sources test them (homeBlocksCtes).
+ */
+function listedCte(point: GeoPoint | undefined, listing: HomeListing | null): SqlPart {
+  if (!point) return { sql: '', params: [] };
+  return {
+    sql: `listed as (select v.ok, v.ok and ?::boolean as first from (select coalesce(?::text = ${REACH_VERSION_SQL}, false) as ok) v), `,
+    params: [listing?.skipWalks ?? false, listing?.version ?? null],
   };
 }
 
@@ -90,9 +159,15 @@ export async function walkedStoreBlocks(
   sources: number,
   walk: number,
 ): Promise<Record<StoreBlock, BlockStore[]> | null> {
+  const listed = listedCte(point, null);
   const walked = walkedCtes(point, size, sources, walk);
   const want = wanted(size, sources);
-  const blocks = toBlocks(await em.execute<BlockRow[]>(`with ${walked.sql} select block, id, distance_m, ord from walked`, walked.params));
+  const blocks = toBlocks(
+    await em.execute<BlockRow[]>(`with ${listed.sql}${walked.sql} select block, id, distance_m, ord from walked`, [
+      ...listed.params,
+      ...walked.params,
+    ]),
+  );
   return STORE_BLOCKS.every((b) => blocks[b].length === want[b]) ? blocks : null;
 }
 
@@ -112,7 +187,8 @@ function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, 
   const popular = Math.max(size, sources, point ? 0 : 2 * size);
   // With a point, the nearest walk runs first; when it comes back short, few stores deliver
   // here and the other walks would read their whole allowance in vain: a one-time filter
-  // skips them (the ranked path answers).
+  // skips them (the ranked path answers). Where the list answers first (`listed`, homeBlocksCtes),
+  // the nearest walk reads nothing, so none of them does.
   const gate = point ? ' and (select count(*) from nearest) = ?' : '';
   const gateParams = point ? [2 * size] : [];
   const delivering = (key: string) => ({
@@ -132,7 +208,8 @@ function walkedCtes(point: GeoPoint | undefined, size: number, sources: number, 
       sql: `nearest as materialized (
               select s.id, ${distance} as distance_m from (
                 select id, earth, delivery_radius_km, true as is_active, earth <-> ${pointEarth(true)} as knn
-                from stores where is_active and ${withinLargestRadius('earth')} order by knn fetch first ? rows with ties) s
+                from stores where not (select first from listed) and is_active and ${withinLargestRadius('earth')}
+                order by knn fetch first ? rows with ties) s
               where ${where} order by s.knn fetch first ? rows with ties), `,
       params: [...distanceParams, point.lat, point.lng, point.lat, point.lng, walk * 2 * size, ...params, 2 * size],
     };
@@ -167,23 +244,45 @@ export async function rankedStoreBlocks(
   size: number,
   sources: number,
 ): Promise<Record<StoreBlock, BlockStore[]>> {
-  const ranked = rankedCtes(point, size, sources, '');
-  return toBlocks(await em.execute<BlockRow[]>(`with ${ranked.sql} select block, id, distance_m, ord from ranked`, ranked.params));
+  const listed = listedCte(point, null);
+  const ranked = rankedCtes(point, size, sources, '', null);
+  return toBlocks(
+    await em.execute<BlockRow[]>(`with ${listed.sql}${ranked.sql} select block, id, distance_m, ord from ranked`, [
+      ...listed.params,
+      ...ranked.params,
+    ]),
+  );
 }
 
-/** `ranked(block, id, distance_m, ord)`, the full ranking; `gate` (SQL, no parameters) can keep it from reading anything. */
-function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, gate: string): SqlPart {
+/**
+ * `ranked(block, id, distance_m, ord)`, the full ranking; `gate` (SQL, no parameters) can keep
+ * it from reading anything. With a point and a listing, the stores ranked are those the
+ * listing names, read by primary key, when `listed` (homeBlocksCtes) holds, and those of the
+ * box of the largest radius otherwise: two one-time filters, one branch reads.
+ */
+function rankedCtes(point: GeoPoint | undefined, size: number, sources: number, gate: string, listing: HomeListing | null): SqlPart {
   const { where, params, distance, distanceParams } = storeConditions({ point }, { box: false, pointOnce: true });
-  const box = point ? `${withinLargestRadius('s.earth')} and ` : '';
-  const boxParams = point ? [point.lat, point.lng] : [];
   const order = blockOrders(Boolean(point));
   const block = (name: StoreBlock) =>
     `(select ?::text as block, id, distance_m, row_number() over (order by ${order[name]}) as ord from ranked_d order by ${order[name]} limit ?)`;
+  const columns = `s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count`;
+  // The listed stores are re-checked against the conditions: the list is exact at its version, the check costs nothing.
+  const fromList = point
+    ? {
+        sql: `select ${columns} from stores s where ${gate}(select ok from listed) and s.id = any(?::int[]) and ${where}
+       union all `,
+        params: [...distanceParams, `{${(listing?.ids ?? []).join(',')}}`, ...params],
+      }
+    : { sql: '', params: [] };
+  const notListed = point ? 'not (select ok from listed) and ' : '';
+  const box = point ? `${withinLargestRadius('s.earth')} and ` : '';
+  const boxParams = point ? [point.lat, point.lng] : [];
   return {
     sql: `ranked_d as materialized (
-       select s.id, ${distance} as distance_m, s.rating, s.rating_count, s.order_count from stores s where ${gate}${box}${where}),
+       ${fromList.sql}select ${columns} from stores s where ${gate}${notListed}${box}${where}),
      ranked as (${STORE_BLOCKS.map(block).join(' union all ')})`,
     params: [
+      ...fromList.params,
       ...distanceParams,
       ...boxParams,
       ...params,

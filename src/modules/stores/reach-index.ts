@@ -177,6 +177,7 @@ export interface ReachAnswers {
   readonly size: number;
   readonly zones: readonly string[];
   count(q: ReachQuery): number | null;
+  matchingIds(q: ReachQuery, atMost: number): number[] | null;
   page(q: ReachQuery, sort: ReachSort, offset: number, limit: number): ReachPage | null;
   openNow(ids: readonly number[], openAt: Map<string, number>): (boolean | null)[];
 }
@@ -435,6 +436,20 @@ export class ReachIndex implements ReachAnswers {
   /** How many stores match (the same as page(...).total, without ranking them). */
   count(q: ReachQuery): number | null {
     return this.match(q, false);
+  }
+
+  /**
+   * The ids of the stores that match, in no order, when at most `atMost` do (counted first, as
+   * `count`, so a point where many match costs no more than counting them); null when more
+   * do, or when a store is too close to its boundary to call. The home screen where few
+   * stores deliver (home-query.ts homeListing).
+   */
+  matchingIds(q: ReachQuery, atMost: number): number[] | null {
+    const total = this.match(q, false);
+    if (total === null || total > atMost) return null;
+    const listed = total === 0 ? 0 : this.match(q, true);
+    if (listed === null) return null;
+    return Array.from(this.hit.subarray(0, listed), (i) => this.id[i]);
   }
 
   /** Sets the query's point, radius and filters (match, countAmong). */

@@ -38,6 +38,19 @@ export class PatchedReachIndex implements ReachAnswers {
   }
 
   /**
+   * The matches' ids when at most `atMost` match: base's (allowed as many more as stores
+   * changed, whose old rows it may still count) less the changed stores, and the patch's.
+   */
+  matchingIds(q: ReachQuery, atMost: number): number[] | null {
+    if (this.ids.length === 0) return this.base.matchingIds(q, atMost);
+    const fromBase = this.base.matchingIds(q, atMost + this.ids.length);
+    const fromPatch = fromBase && this.patch.matchingIds(q, atMost);
+    if (!fromBase || !fromPatch) return null;
+    const ids = fromBase.filter((id) => !this.changed.has(id)).concat(fromPatch);
+    return ids.length > atMost ? null : ids;
+  }
+
+  /**
    * The page's candidates: the first offset + limit of the patch, and the first
    * offset + limit + g of base, g being how many of base's rows of changed stores match, less
    * those stores. A store of the merged page ranks at most g places lower in base (only those
