@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/orm';
 import { CASABLANCA } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
-import { earthPoint, ReachIndex, ReachQuery, ReachSort, ReachStore } from '../src/modules/stores/reach-index';
+import { earthPoint, ReachAnswers, ReachIndex, ReachQuery, ReachSort, ReachStore } from '../src/modules/stores/reach-index';
 import { reachIndex, readReachStores } from '../src/modules/stores/reach-index.loader';
 
 const cpuMicros = () => {
@@ -20,7 +20,7 @@ const cpuMicros = () => {
   return u.user + u.system;
 };
 
-function measure(index: ReachIndex, label: string) {
+function measure(index: ReachAnswers & { bytes?: number }, label: string) {
   const rnd = new Random(3);
   const random = Array.from({ length: 300 }, () => ({
     lat: CASABLANCA.lat + (rnd.next() - 0.5) * 0.25,
@@ -38,7 +38,7 @@ function measure(index: ReachIndex, label: string) {
     ['delivery_time', {}, 'delivery_time'],
     ['rating, category + free_delivery', { categoryId: 3, freeDelivery: true }, 'rating'],
   ];
-  console.log(`\n${label}: ${index.size} stores, typed arrays ${(index.bytes / 1e6).toFixed(1)} MB`);
+  console.log(`\n${label}: ${index.size} stores, typed arrays ${((index.bytes ?? NaN) / 1e6).toFixed(1)} MB`);
   console.log('| query | centre µs CPU | random points µs CPU (mean of 300) |');
   console.log('|---|---|---|');
   for (const [name, extra, sort] of cases) {

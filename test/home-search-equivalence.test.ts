@@ -13,7 +13,7 @@ import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
 import { HOME_WALK, homeBlocksCtes, homeListing, HomeListing, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
 import { reachIndex } from '../src/modules/stores/reach-index.loader';
-import { ReachIndex } from '../src/modules/stores/reach-index';
+import { ReachAnswers } from '../src/modules/stores/reach-index';
 import { homeProductBlocks, productHitsSql } from '../src/modules/catalog/product-query';
 import { storeHitsSql } from '../src/modules/stores/store-query';
 import { openTestDatabase } from './helpers/database';
@@ -149,7 +149,7 @@ async function blocksPlan(point: GeoPoint, listing: HomeListing | null): Promise
 }
 
 describe('home store blocks where few stores deliver, from the reach index\'s list', () => {
-  const index = async (): Promise<ReachIndex> => (await reachIndex(em(), { wait: true }))!;
+  const index = async (): Promise<ReachAnswers> => (await reachIndex(em(), { wait: true }))!;
 
   it('ranks the listed deliverers at the list\'s version, like the full ranking', async () => {
     let listed = 0;

@@ -4,7 +4,8 @@
  * within a micrometre of the point is left to PostgreSQL (null) rather than guessed.
  * Its answers against PostgreSQL: test/nearby-equivalence.test.ts.
  */
-import { chordOf, earthPoint, openPeriods, ReachIndex, ReachQuery, ReachSort, ReachStore, REACH_SORTS, weekSeconds } from '../src/modules/stores/reach-index';
+import { chordOf, earthPoint, openPeriods, ReachAnswers, ReachIndex, ReachQuery, ReachSort, ReachStore, REACH_SORTS, weekSeconds } from '../src/modules/stores/reach-index';
+import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
 import { WaveletMatrix } from '../src/modules/stores/reach-counts';
 import { Random } from '../src/db/seed/random';
 
@@ -38,8 +39,7 @@ function store(id: number, lat: number, lng: number, reach: number, extra: Parti
  * points near them with random filters: the candidates, sorted exactly and cut at `skip`, are the reference's page,
  * and the total its count. How many queries the index answered (null: a store at its boundary, PostgreSQL's).
  */
-function checkPages(stores: ReachStore[], rnd: Random, queries: number): number {
-  const index = new ReachIndex(stores, '1');
+function checkPages(stores: ReachStore[], rnd: Random, queries: number, index: ReachAnswers = new ReachIndex(stores, '1')): number {
   let compared = 0;
   for (let k = 0; k < queries; k++) {
     const s0 = stores.length ? stores[rnd.int(0, stores.length - 1)] : store(0, 33.5, -7.5, 1);
@@ -246,6 +246,58 @@ describe('reach index', () => {
       // A line of stores (cells cut along one axis only).
       const line = Array.from({ length: n }, (_, k) => store(k + 1, 33.5, -7.5 + k * 0.0005, rnd.float(500, 20000), { rating: rnd.int(0, 10) / 2 }));
       expect(checkPages(line, rnd, 60)).toBeGreaterThan(50);
+    }
+  });
+
+  it('pages and counts a copy patched with moved, re-rated, closed and added stores like a copy of the city as it is now', () => {
+    const rnd = new Random(17);
+    const city = (n: number, from = 1) =>
+      Array.from({ length: n }, (_, k) =>
+        store(from + k, 33.5 + rnd.float(-0.1, 0.1), -7.5 + rnd.float(-0.1, 0.1), rnd.float(1000, 15000), {
+          rating: rnd.int(0, 10) / 2, ratingCount: rnd.int(0, 3), fee: rnd.int(0, 3) * 100, deliveryTime: rnd.int(10, 14),
+          categoryId: rnd.next() < 0.2 ? null : rnd.int(1, 3), freeDelivery: rnd.next() < 0.5,
+          open: rnd.next() < 0.5 ? [] : [0, rnd.int(1, 7 * 24) * 3600], offers: rnd.next() < 0.5 ? [] : [rnd.int(0, 3) * 1000, Infinity],
+        }),
+      );
+    for (const n of [0, 40, 700]) {
+      const before = city(n);
+      const base = new ReachIndex(before, '1');
+      for (const changes of [1, 5, 60]) {
+        const now = new Map(before.map((s) => [s.id, s]));
+        const changed = new Map<number, ReachStore | null>();
+        for (let k = 0; k < changes; k++) {
+          const kind = rnd.int(0, 3);
+          if (kind === 3 || now.size === 0) {
+            const [added] = city(1, 10_000 + k); // a new store
+            changed.set(added.id, added);
+            now.set(added.id, added);
+            continue;
+          }
+          const id = [...now.keys()][rnd.int(0, now.size - 1)];
+          if (kind === 0) {
+            changed.set(id, null); // closed down or deleted
+            now.delete(id);
+          } else {
+            // Moved, re-rated, its radius changed (and twins of another store's key, to cut through ties).
+            const [moved] = city(1, id);
+            changed.set(id, moved);
+            now.set(id, moved);
+          }
+        }
+        const patched = new PatchedReachIndex(base, changed, '2');
+        expect(patched.size).toBe(now.size);
+        // The home screen's list of who delivers, where few or many do.
+        for (let k = 0; k < 20; k++) {
+          const q = { lat: 33.5 + rnd.float(-0.15, 0.15), lng: -7.5 + rnd.float(-0.15, 0.15) };
+          const [px, py, pz] = earthPoint(q.lat, q.lng);
+          const expected = [...now.values()].filter((s) => Math.hypot(s.x - px, s.y - py, s.z - pz) <= s.reach).map((s) => s.id).sort((a, b) => a - b);
+          const atMost = rnd.int(0, 50);
+          const got = patched.matchingIds(q, atMost);
+          if (expected.length > atMost) expect(got).toBeNull();
+          else if (got) expect(got.sort((a, b) => a - b)).toEqual(expected);
+        }
+        expect(checkPages([...now.values()], rnd, 80, patched)).toBeGreaterThan(70);
+      }
     }
   });
 

@@ -21,7 +21,7 @@ import { catalogTreeSql } from '../../src/modules/catalog/catalog.loaders';
 import { Product } from '../../src/modules/catalog/product.entity';
 import { activeOffersJson } from '../../src/modules/offers/offer.loaders';
 import { activeGlobalOffersJson, offersForStoreJson } from '../../src/modules/offers/offer.service';
-import { ReachIndex } from '../../src/modules/stores/reach-index';
+import { ReachAnswers } from '../../src/modules/stores/reach-index';
 import { REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach-index.loader';
 import { Store } from '../../src/modules/stores/store.entity';
 import { openingHoursJson, storeCategoryJson } from '../../src/modules/stores/store.loaders';
@@ -63,7 +63,7 @@ function texts(em: EntityManager): Texts {
 export async function twinApp(databaseUrl: string): Promise<{ app: express.Express; close: () => Promise<void> }> {
   const db = await openDatabase({ databaseUrl, poolMax: 2, migrate: false });
   let all: Texts;
-  let reach: ReachIndex | null;
+  let reach: ReachAnswers | null;
   try {
     const em = db.orm.em.fork() as EntityManager;
     all = texts(em);

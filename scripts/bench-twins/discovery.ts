@@ -13,7 +13,7 @@ import {
 } from '../../src/modules/catalog/product-query';
 import { HOME_BLOCK_SIZE, HOME_PRODUCT_STORES, SEARCH_LIMIT } from '../../src/modules/discovery/discovery.service';
 import { homeBlocksCtes, homeListing } from '../../src/modules/stores/home-query';
-import { ReachIndex } from '../../src/modules/stores/reach-index';
+import { ReachAnswers } from '../../src/modules/stores/reach-index';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
 import { storeHitsSql } from '../../src/modules/stores/store-query';
 import {
@@ -55,7 +55,7 @@ interface HomeRow {
 }
 
 /** `index`: the reach index built at the twins' start (the bench's cities are not written), as the service's copy in hand. */
-export async function home(twin: Twin, index: ReachIndex, texts: DiscoveryTexts, req: Request): Promise<Row> {
+export async function home(twin: Twin, index: ReachAnswers, texts: DiscoveryTexts, req: Request): Promise<Row> {
   const { lat, lng } = req.query as Record<string, string | undefined>;
   const point = lat !== undefined && lng !== undefined ? { lat: Number(lat), lng: Number(lng) } : undefined;
   const now = new Date();

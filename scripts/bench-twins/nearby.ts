@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/stores/nearby by hand: the service's reach index path (src/modules/stores/
- * store-query.ts `fromReachIndex`) with the same ReachIndex for the total and the page's
+ * store-query.ts `fromReachIndex`) with the same ReachAnswers for the total and the page's
  * candidates, the same statement for the page's rows, and the same index for "open now".
  * Only what the bench asks for: a point and a sort of the index (every nearby URL it sends).
  * The index is built once at start-up and taken as current (the bench writes nothing), but
@@ -9,7 +9,7 @@
  */
 import { Request } from 'express';
 import { localTimesOf } from '../../src/modules/stores/local-time';
-import { filtersStores, ReachIndex, ReachQuery, ReachSort, weekSeconds } from '../../src/modules/stores/reach-index';
+import { filtersStores, ReachAnswers, ReachQuery, ReachSort, weekSeconds } from '../../src/modules/stores/reach-index';
 import { ORDER_BY, StoreFilter, storeConditions } from '../../src/modules/stores/store-query';
 import { kmOf, openOfUnmet, Row, rows, storeSummary, Twin } from './twin';
 
@@ -27,7 +27,7 @@ type PageRow = Row & { distance_m: number | null; reachVersion: string; cardCate
 const int = (text: unknown) => (text === undefined ? undefined : Number(text));
 const flag = (text: unknown) => (text === undefined ? undefined : text === '1' || text === 'true');
 
-export async function nearby(twin: Twin, index: ReachIndex, texts: NearbyTexts, req: Request): Promise<Row> {
+export async function nearby(twin: Twin, index: ReachAnswers, texts: NearbyTexts, req: Request): Promise<Row> {
   const q = req.query as Record<string, string | undefined>;
   const sort = (q.sort ?? 'distance') as ReachSort;
   const page = int(q.page) ?? 1;
@@ -122,7 +122,7 @@ async function answer(
 }
 
 /** store-query.ts zoneClocks: each zone of the index's stores at `at`, as store_is_open's JSON map and as the index's seconds from Sunday. */
-function zoneClocks(index: ReachIndex, at: Date): { json: string; weeks: Map<string, number> } {
+function zoneClocks(index: ReachAnswers, at: Date): { json: string; weeks: Map<string, number> } {
   // Kept for the rest of its second, as the service keeps it.
   const second = Math.floor(at.getTime() / 1000);
   if (lastClocks?.index === index && lastClocks.second === second) return lastClocks.clocks;
@@ -137,4 +137,4 @@ function zoneClocks(index: ReachIndex, at: Date): { json: string; weeks: Map<str
   return lastClocks.clocks;
 }
 
-let lastClocks: { index: ReachIndex; second: number; clocks: { json: string; weeks: Map<string, number> } } | undefined;
+let lastClocks: { index: ReachAnswers; second: number; clocks: { json: string; weeks: Map<string, number> } } | undefined;

@@ -26,7 +26,7 @@ import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
 import { PaymentWebhookEvent } from '../modules/payments/payment-webhook-event.entity';
-import { StoreReachVersion } from '../modules/stores/store-reach-version.entity';
+import { StoreReachChange, StoreReachVersion } from '../modules/stores/store-reach-version.entity';
 import { ProductSearchName, StoreSearchName } from '../modules/discovery/search-names.entity';
 
 export const entities = [
@@ -42,6 +42,7 @@ export const entities = [
   Store,
   OpeningHours,
   StoreReachVersion,
+  StoreReachChange,
   Menu,
   MenuCategory,
   Product,

@@ -15,20 +15,26 @@
 import { EVERY, TableWrite, WriteKind } from './statement-targets';
 
 type Effects = Partial<Record<WriteKind, readonly TableWrite[]>>;
-const reach: TableWrite = { table: 'store_reach_version', kind: 'insert' };
+const reachVersion: TableWrite = { table: 'store_reach_version', kind: 'insert' };
+const reachLog: TableWrite = { table: 'store_reach_changes', kind: 'insert' };
+const reach = [reachVersion, reachLog];
 const deleted = (...tables: string[]): TableWrite[] => tables.map((table) => ({ table, kind: 'delete' }));
 const nulled = (...tables: string[]): TableWrite[] => tables.map((table) => ({ table, kind: 'update' }));
 
 /** What a write of each kind to a table writes besides that table: its triggers, then its referrers' cascades. */
 export const DATABASE_EFFECTS: Readonly<Record<string, Effects>> = {
-  // Triggers: the reach index's version (Migration20261123132407), the search names (Migration20261123133406).
+  // Triggers: the reach index's version and change log (Migration20261123132407,
+  // Migration20261125145518; a truncate of the log or of the version logs a row), the search
+  // names (Migration20261123133406).
   stores: {
-    insert: [reach, { table: 'store_search_names', kind: 'insert' }],
-    update: [reach, { table: 'store_search_names', kind: 'insert' }],
-    delete: [reach, ...deleted('store_opening_hours', 'offers', 'menus', 'menu_categories', 'products', 'ads', 'promo_codes')],
+    insert: [...reach, { table: 'store_search_names', kind: 'insert' }],
+    update: [...reach, { table: 'store_search_names', kind: 'insert' }],
+    delete: [...reach, ...deleted('store_opening_hours', 'offers', 'menus', 'menu_categories', 'products', 'ads', 'promo_codes')],
   },
-  store_opening_hours: { insert: [reach], update: [reach], delete: [reach] },
-  offers: { insert: [reach], update: [reach], delete: [reach] },
+  store_opening_hours: { insert: reach, update: reach, delete: reach },
+  offers: { insert: reach, update: reach, delete: reach },
+  store_reach_changes: { delete: [reachLog] },
+  store_reach_version: { delete: [reachLog] },
   products: {
     insert: [{ table: 'product_search_names', kind: 'insert' }],
     update: [{ table: 'product_search_names', kind: 'insert' }],

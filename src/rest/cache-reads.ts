@@ -15,8 +15,8 @@ const VISIBLE_PRODUCTS = ['products', 'menus', 'menu_categories'] as const;
 /** Where few stores deliver, the home statement ranks the stores the reach index lists, at its version. */
 export const HOME_READS: readonly string[] = ['main_categories', ...STORE_CARD, ...VISIBLE_PRODUCTS, 'store_reach_version'];
 export const SEARCH_READS: readonly string[] = ['stores', 'store_search_names', 'product_search_names', ...VISIBLE_PRODUCTS];
-/** The reach index (in process) is rebuilt from the store cards when its version moves. */
-export const NEARBY_READS: readonly string[] = [...STORE_CARD, 'store_reach_version'];
+/** The reach index (in process) is rebuilt from the store cards, or catches up from its change log, when its version moves. */
+export const NEARBY_READS: readonly string[] = [...STORE_CARD, 'store_reach_version', 'store_reach_changes'];
 export const ADS_READS: readonly string[] = ['ads'];
 export const CATALOG_READS: readonly string[] = [...STORE_CARD, ...VISIBLE_PRODUCTS, 'product_option_groups', 'product_option_values', 'product_supplements'];
 export const STORE_PRODUCTS_READS: readonly string[] = ['stores', ...VISIBLE_PRODUCTS];

@@ -6,7 +6,7 @@
  * home screen and search".
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { ReachIndex } from './reach-index';
+import { ReachAnswers } from './reach-index';
 import { REACH_VERSION_SQL } from './reach-index.loader';
 import { GeoPoint, pointEarth, storeConditions } from './store-query';
 
@@ -54,7 +54,7 @@ export interface HomeListing {
  * decide (a store at its boundary). The copy is not checked here: the statement uses the list
  * only at the copy's version (homeBlocksCtes), so a copy gone stale costs time, not answers.
  */
-export function homeListing(index: ReachIndex | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
+export function homeListing(index: ReachAnswers | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
   if (!index || !point) return null;
   const ids = index.matchingIds({ lat: point.lat, lng: point.lng }, (HOME_LISTED_PER_WALK * index.size) / walk);
   return ids && { version: index.version, ids, skipWalks: ids.length <= (HOME_WALKS_SKIPPED_PER_WALK * index.size) / walk };

@@ -1,25 +1,53 @@
 /**
- * Keeps one ReachIndex per database connection pool, in step with the database: every use
- * reads `store_reach_version` (one primary-key row that triggers set, in the writing
+ * Keeps one copy of the reach index per database connection pool, in step with the database:
+ * every use reads `store_reach_version` (one primary-key row that triggers set, in the writing
  * transaction, on every change of stores' reach data, opening hours or offers; see its
  * entity) — here (reachIndex), or in the statement that reads what the copy answered
- * (lastReachIndex) — and what a copy read at another version answered is never used. A stale copy is rebuilt in the
- * background while requests take the SQL path (small cities wait for it: it costs less than
- * the queries it saves). docs/decisions.md "City scale: an exact total from an in-process reach index".
+ * (lastReachIndex) — and what a copy read at another version answered is never used. A copy
+ * behind the database catches up from the change log (catchUp: the stores changed since its
+ * snapshot, re-read; the request waits for that, a few milliseconds); when the log cannot
+ * tell (a truncate, a bulk write, pruned past the copy) the copy is rebuilt in the background
+ * while requests take the SQL path (small cities wait for it: it costs less than the queries
+ * it saves). docs/decisions.md "City scale: an exact total from an in-process reach index",
+ * "City scale: the reach index under store edits".
  */
 import { IsolationLevel } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { emptyColumns, HoursRow, openPeriods, ReachColumns, ReachIndex, ReachStore } from './reach-index';
+import { emptyColumns, HoursRow, openPeriods, ReachAnswers, ReachColumns, ReachIndex, ReachStore } from './reach-index';
+import { PatchedReachIndex } from './reach-patch';
 
 /** A copy of at most this many stores is rebuilt while the request waits. */
 const WAIT_FOR_REBUILD_STORES = 2000;
+/** Stores changed in one catch-up beyond which the copy is rebuilt instead. */
+const CATCH_UP_MAX_STORES = 2000;
+/** Stores patched over a copy beyond which it is rebuilt in the background (answering meanwhile). */
+const COMPACT_PATCHED_STORES = 1000;
+/** Log rows older than this are pruned (a copy that has not caught up for that long rebuilds). */
+const LOG_KEEP = '10 minutes';
+/** How often one process prunes the log at most. */
+const PRUNE_EVERY_MS = 60_000;
+
+/** A copy and what it was read at: its snapshot (pg_current_snapshot) and the whole copy under its patch. */
+interface Copy {
+  index: ReachAnswers;
+  snapshot: string;
+  base: ReachIndex;
+  changed: ReadonlyMap<number, ReachStore | null>;
+}
 
 interface Holder {
-  index?: ReachIndex;
-  building?: Promise<ReachIndex>;
+  copy?: Copy;
+  /** A rebuild; `compacting`: the copy in hand still answers meanwhile (it is current, only patched a lot). */
+  building?: Promise<Copy>;
+  compacting?: boolean;
+  catching?: Promise<Copy | null>;
+  prunedAt?: number;
 }
 
 const holders = new WeakMap<object, Holder>();
+
+/** How many times each pool's copy was rebuilt and caught up (tests assert which path ran). */
+export const reachLoads = { builds: 0, catchUps: 0 };
 
 /**
  * The database's current version of the reach data ('0' before any change was recorded), as
@@ -37,33 +65,129 @@ async function currentVersion(em: EntityManager): Promise<string> {
  * The copy built last, not checked against the database (no statement): the caller must
  * select REACH_VERSION_SQL in the statement that reads what it derived from the copy, and
  * throw that answer away unless it equals the copy's version (then call reachIndex, which
- * starts the rebuild). Null while none exists or a rebuild is under way (reachIndex decides then).
+ * catches up or starts the rebuild). Null while none exists or a rebuild is under way (reachIndex decides then).
  */
-export function lastReachIndex(em: EntityManager): ReachIndex | null {
+export function lastReachIndex(em: EntityManager): ReachAnswers | null {
   const holder = holders.get(em.getConnection());
-  return holder?.index && !holder.building ? holder.index : null;
+  return holder?.copy && (!holder.building || holder.compacting) ? holder.copy.index : null;
 }
 
 /**
  * The index at the database's current version, or null when it is being rebuilt (the caller
  * then answers with SQL). `wait`: build it now whatever its size (tests, warm-up).
  */
-export async function reachIndex(em: EntityManager, { wait = false } = {}): Promise<ReachIndex | null> {
+export async function reachIndex(em: EntityManager, { wait = false } = {}): Promise<ReachAnswers | null> {
   const key = em.getConnection();
   let holder = holders.get(key);
   if (!holder) holders.set(key, (holder = {}));
   const version = await currentVersion(em);
-  if (holder.index?.version === version) return holder.index;
-  const small = holder.index ? holder.index.size <= WAIT_FOR_REBUILD_STORES : await fewStores(em);
-  const building = (holder.building ??= buildIndex(em.fork()).finally(() => (holder.building = undefined)));
+  if (holder.copy?.index.version === version) return holder.copy.index;
+  if (holder.copy && (!holder.building || holder.compacting)) {
+    // Catch-ups run one at a time, each from the copy the last one left.
+    const caught = await (holder.catching ??= catchUp(em.fork(), holder).finally(() => (holder.catching = undefined))).catch(() => null);
+    if (caught) return caught.index.version === version ? caught.index : null;
+  }
+  return rebuilt(em, holder, version, wait);
+}
+
+/** Starts a rebuild (unless one runs) and waits for it when asked or when the city is small. */
+async function rebuilt(em: EntityManager, holder: Holder, version: string, wait: boolean): Promise<ReachAnswers | null> {
+  const small = holder.copy ? holder.copy.index.size <= WAIT_FOR_REBUILD_STORES : await fewStores(em);
+  if (holder.compacting) holder.compacting = false; // the copy in hand is behind now: stop answering from it
+  const building = startBuild(em, holder);
+  if (!wait && !small) return null;
+  const copy = await building.catch(() => null);
+  // Equal versions only: versions are transaction ids, whose order is not the order of commits.
+  return copy?.index.version === version ? copy.index : null;
+}
+
+function startBuild(em: EntityManager, holder: Holder): Promise<Copy> {
+  if (holder.building) return holder.building;
+  const building = (holder.building = buildCopy(em.fork()).finally(() => {
+    holder.building = undefined;
+    holder.compacting = false;
+  }));
   building.then(
-    (index) => (holder.index = index), // builds run one at a time: the last one read the newest snapshot
+    (copy) => {
+      holder.copy = copy; // builds run one at a time: the last one read the newest snapshot
+      prune(em, holder);
+    },
     () => undefined, // the next request tries again (e.g. the pool was closing)
   );
-  if (!wait && !small) return null;
-  const index = await building.catch(() => null);
-  // Equal versions only: versions are transaction ids, whose order is not the order of commits.
-  return index?.version === version ? index : null;
+  return building;
+}
+
+/**
+ * The copy at the database's snapshot now, from the copy in hand: in one repeatable-read
+ * snapshot, the stores of every log row whose transaction the copy's snapshot did not see
+ * (pg_visible_in_snapshot: exact whatever the order of transaction ids and commits; a row
+ * below the snapshot's xmin was seen) are re-read and patched over the copy's base. Null
+ * when the log cannot tell: a row without a store, too many stores, or rows pruned past
+ * the copy's snapshot (then the caller rebuilds). Sets the holder's copy.
+ */
+async function catchUp(em: EntityManager, holder: Holder): Promise<Copy | null> {
+  const from = holder.copy!;
+  const copy = await em.transactional(
+    async (tx): Promise<Copy | null> => {
+      // The log is complete for the copy unless a pruned row's transaction was one its snapshot
+      // did not see: ids from the snapshot's xmax on, or one in progress then (xip) that has
+      // committed since and left no row (checkable: a transaction's rows are pruned together).
+      // Comparing xmin alone would rebuild while any long transaction runs on the server.
+      const [head] = await tx.execute<{ version: string; snapshot: string; complete: boolean; since: string }[]>(
+        `with h as (select coalesce((select log_pruned_below from store_reach_version where id = 1), 0) as pruned)
+         select ${REACH_VERSION_SQL} as version, pg_current_snapshot()::text as snapshot,
+                pg_snapshot_xmin(?::pg_snapshot)::text as since,
+                h.pruned <= pg_snapshot_xmax(?::pg_snapshot)::text::bigint
+                and not exists (select 1 from pg_snapshot_xip(?::pg_snapshot) x
+                                where x::text::bigint < h.pruned and coalesce(pg_xact_status(x), 'committed') = 'committed'
+                                  and not exists (select 1 from store_reach_changes c where c.xid = x::text::bigint)) as complete
+         from h`,
+        [from.snapshot, from.snapshot, from.snapshot],
+      );
+      if (!head.complete) return null;
+      const rows = await tx.execute<{ store_id: number | null }[]>(
+        `select distinct store_id from store_reach_changes
+         where xid >= ? and not pg_visible_in_snapshot(xid::text::xid8, ?::pg_snapshot) limit ${CATCH_UP_MAX_STORES + 1}`,
+        [head.since, from.snapshot],
+      );
+      if (rows.length > CATCH_UP_MAX_STORES || rows.some((r) => r.store_id === null)) return null;
+      const ids = rows.map((r) => r.store_id!);
+      const read = new Map((ids.length ? await readReachStores(tx, ids) : []).map((s) => [s.id, s]));
+      const changed = new Map(from.changed);
+      for (const id of ids) changed.set(id, read.get(id) ?? null);
+      const index = changed.size === 0 && from.base.version === head.version ? from.base : new PatchedReachIndex(from.base, changed, head.version);
+      return { index, snapshot: head.snapshot, base: from.base, changed };
+    },
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+  );
+  if (!copy) return null;
+  reachLoads.catchUps++;
+  holder.copy = copy;
+  if (copy.changed.size > COMPACT_PATCHED_STORES && !holder.building) {
+    holder.compacting = true;
+    startBuild(em, holder).catch(() => undefined);
+  }
+  prune(em, holder);
+  return copy;
+}
+
+/**
+ * Deletes log rows older than LOG_KEEP (at most once a PRUNE_EVERY_MS per process) and raises
+ * the horizon below which rows may be missing, in one transaction: a copy whose snapshot did
+ * not see a transaction below the horizon that may have been pruned rebuilds (catchUp).
+ */
+function prune(em: EntityManager, holder: Holder): void {
+  const now = Date.now();
+  if (holder.prunedAt !== undefined && now - holder.prunedAt < PRUNE_EVERY_MS) return;
+  holder.prunedAt = now;
+  em.fork()
+    .execute(
+      `with gone as (delete from store_reach_changes where at < now() - interval '${LOG_KEEP}' returning xid)
+       insert into store_reach_version (id, version, log_pruned_below)
+       select 1, 0, max(xid) + 1 from gone having count(*) > 0
+       on conflict (id) do update set log_pruned_below = greatest(store_reach_version.log_pruned_below, excluded.log_pruned_below)`,
+    )
+    .catch(() => undefined); // pruned next time
 }
 
 /** Whether the city is small enough to wait for its first index (a bounded count). */
@@ -75,21 +199,24 @@ async function fewStores(em: EntityManager): Promise<boolean> {
 }
 
 /**
- * Reads every active store's reach data at one snapshot, with the version it was read at, and
- * indexes it after the commit. The read is a bulk read, not a request: it may run past the
+ * Reads every active store's reach data at one snapshot, with the version and the snapshot it
+ * was read at, and indexes it after the commit. The read is a bulk read, not a request: it may run past the
  * requests' statement timeout (about 10 s at 1 000 000 stores), and the parsing and indexing
  * (tens of seconds at that size) happen outside the transaction, which would otherwise sit
  * idle past the idle-in-transaction timeout and hold a snapshot back from vacuum meanwhile.
  */
-async function buildIndex(em: EntityManager): Promise<ReachIndex> {
-  const { version, columns } = await em.transactional(
+async function buildCopy(em: EntityManager): Promise<Copy> {
+  const { version, snapshot, columns } = await em.transactional(
     async (tx) => {
       await tx.execute(`set local statement_timeout = ${BUILD_STATEMENT_TIMEOUT_MS}`);
-      return { version: await currentVersion(tx), columns: await readReachColumns(tx) };
+      const [{ snapshot }] = await tx.execute<{ snapshot: string }[]>(`select pg_current_snapshot()::text as snapshot`);
+      return { version: await currentVersion(tx), snapshot, columns: await readReachColumns(tx) };
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
-  return new ReachIndex(columns, version);
+  const base = new ReachIndex(columns, version);
+  reachLoads.builds++;
+  return { index: base, snapshot, base, changed: new Map() };
 }
 
 /**
@@ -186,38 +313,51 @@ const BUILD_STATEMENT_TIMEOUT_MS = 300_000;
 
 type ReachRow = Omit<ReachStore, 'open' | 'offers'> & { hours: string | null; windows: string | null };
 
-/** Every active store's reach data: PostgreSQL's own cube coordinates and reach chords, hours and offers. */
-export async function readReachStores(em: EntityManager): Promise<ReachStore[]> {
-  return (await readReachRows(em)).map(reachStore);
+/** Every active store's reach data (of the stores `ids` only, when given): PostgreSQL's own cube coordinates and reach chords, hours and offers. */
+export async function readReachStores(em: EntityManager, ids?: number[]): Promise<ReachStore[]> {
+  return (await readReachRows(em, ids)).map(reachStore);
 }
 
 function reachStore({ hours, windows, ...s }: ReachRow): ReachStore {
   return { ...s, open: openPeriods(parseHours(hours)), offers: parseNumbers(windows) };
 }
 
-async function readReachRows(em: EntityManager): Promise<ReachRow[]> {
-  return em.execute<ReachRow[]>(REACH_ROWS_SQL);
+async function readReachRows(em: EntityManager, ids?: number[]): Promise<ReachRow[]> {
+  if (!ids) return em.execute<ReachRow[]>(REACH_ROWS_SQL);
+  return em.execute<ReachRow[]>(reachRowsSql(ids));
 }
 
 /** The stores the index holds. */
 const REACH_ROWS_WHERE = 's.is_active and s.earth is not null';
 
 /** Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads them by position). */
-const REACH_ROWS_SQL = `with h as (
+const REACH_ROWS_SQL = reachRowsSql();
+
+/**
+ * The reach rows of every active store, or of those of `ids` (their hours and offers only).
+ * The columns it reads are what the triggers of Migration20261125145518_reach_changes watch:
+ * keep them in step.
+ */
+function reachRowsSql(ids?: number[]): string {
+  // Integers from the change log, inlined (one list, used three times).
+  const list = ids && `'{${ids.map((id) => Math.trunc(Number(id))).join(',')}}'::int[]`;
+  const of = (column: string) => (list ? `${column} = any(${list})` : 'true');
+  return `with h as (
        select store_id, string_agg(concat_ws(',', day_of_week, ceil(extract(epoch from opens_at)), ceil(extract(epoch from closes_at)),
                                              (closes_at <= opens_at)::int), ';') as hours
-       from store_opening_hours group by store_id),
+       from store_opening_hours where ${of('store_id')} group by store_id),
      o as (
        select store_id, string_agg(concat_ws(',', coalesce(extract(epoch from starts_at) * 1000, '-Infinity'),
                                              coalesce(extract(epoch from ends_at) * 1000, 'Infinity')), ';') as windows
-       from offers where store_id is not null group by store_id)
+       from offers where store_id is not null and ${of('store_id')} group by store_id)
      select s.id, cube_ll_coord(s.earth, 1) as x, cube_ll_coord(s.earth, 2) as y, cube_ll_coord(s.earth, 3) as z,
             2 * earth() * sin(s.delivery_radius_km * 1000 / (2 * earth())) as reach,
             s.latitude as lat, s.longitude as lng, s.rating, s.rating_count as "ratingCount",
             s.free_delivery as "freeDelivery", case when s.free_delivery then 0 else s.delivery_price_cents end as fee,
             s.delivery_time as "deliveryTime", s.category_id as "categoryId", s.timezone, h.hours, o.windows
      from stores s left join h on h.store_id = s.id left join o on o.store_id = s.id
-     where ${REACH_ROWS_WHERE}`;
+     where ${REACH_ROWS_WHERE} and ${of('s.id')}`;
+}
 
 function parseHours(text: string | null): HoursRow[] {
   if (!text) return [];

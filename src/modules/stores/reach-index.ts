@@ -170,7 +170,19 @@ export const filtersStores = (q: ReachQuery): boolean =>
 /** The chord of `metres` along the surface, as storeConditions' radius filter computes it. */
 export const chordOf = (metres: number) => 2 * EARTH_M * Math.sin(metres / (2 * EARTH_M));
 
-export class ReachIndex {
+/** What nearby asks of a copy of the reach index: a whole one (ReachIndex) or one patched since (reach-patch.ts). */
+export interface ReachAnswers {
+  /** The store_reach_version the copy holds. */
+  readonly version: string;
+  readonly size: number;
+  readonly zones: readonly string[];
+  count(q: ReachQuery): number | null;
+  matchingIds(q: ReachQuery, atMost: number): number[] | null;
+  page(q: ReachQuery, sort: ReachSort, offset: number, limit: number): ReachPage | null;
+  openNow(ids: readonly number[], openAt: Map<string, number>): (boolean | null)[];
+}
+
+export class ReachIndex implements ReachAnswers {
   readonly size: number;
   private readonly id: Int32Array;
   private readonly x: Float64Array;
@@ -440,14 +452,9 @@ export class ReachIndex {
     return Array.from(this.hit.subarray(0, listed), (i) => this.id[i]);
   }
 
-  /**
-   * How many stores match; with `collect`, also lists them in `hit` (chords of the stores in
-   * reach for certain are measured later, only if a sort needs them). Null if one is too
-   * close to its boundary to call. Leaves each cell's nearest and farthest distance in
-   * `cellNear`/`cellFar` (nearest Infinity: nothing there can match).
-   */
-  private match(q: ReachQuery, collect: boolean): number | null {
-    const [px, py, pz] = (this.point = earthPoint(q.lat, q.lng));
+  /** Sets the query's point, radius and filters (match, countAmong). */
+  private prepare(q: ReachQuery): void {
+    this.point = earthPoint(q.lat, q.lng);
     // The query's filters in one shape (queries come in many: passes runs per store).
     const f = this.filter;
     f.rating = q.minRating !== undefined;
@@ -461,6 +468,46 @@ export class ReachIndex {
     this.limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
     this.filtered = filtersStores(q);
     if (q.openAt) this.openAtTimes(q.openAt);
+  }
+
+  /**
+   * How many of the stores `ids` match (ids not held count none), tested one by one; null if
+   * one is too close to its boundary to call. A patched copy (reach-patch.ts) takes the stores
+   * changed since this copy was read out of its counts with it.
+   */
+  countAmong(q: ReachQuery, ids: Iterable<number>): number | null {
+    this.prepare(q);
+    const [px, py, pz] = this.point;
+    let n = 0;
+    for (const id of ids) {
+      const i = this.position(id);
+      if (i < 0) continue;
+      const dx = this.x[i] - px;
+      const dy = this.y[i] - py;
+      const dz = this.z[i] - pz;
+      const d = Math.sqrt(dx * dx + dy * dy + dz * dz); // as scan measures it
+      const bound = Math.min(this.reach[i], this.limit);
+      if (d > bound + UNSURE_M || (this.filtered && !this.passes(i))) continue;
+      if (d >= bound - UNSURE_M) return null;
+      n++;
+    }
+    return n;
+  }
+
+  /** Whether this copy holds store `id`. */
+  holds(id: number): boolean {
+    return this.position(id) >= 0;
+  }
+
+  /**
+   * How many stores match; with `collect`, also lists them in `hit` (chords of the stores in
+   * reach for certain are measured later, only if a sort needs them). Null if one is too
+   * close to its boundary to call. Leaves each cell's nearest and farthest distance in
+   * `cellNear`/`cellFar` (nearest Infinity: nothing there can match).
+   */
+  private match(q: ReachQuery, collect: boolean): number | null {
+    this.prepare(q);
+    const [px, py, pz] = this.point;
     this.countBy = this.filtered ? this.countingFilter(q) : COUNT_ALL;
     const { cellAt, cellNear, limit, blockBox, blockReach, blockMinReach } = this;
     const counting = !collect && this.countBy !== COUNT_EACH;

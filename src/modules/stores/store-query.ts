@@ -12,7 +12,7 @@ import { localTimesAt, localTimesOf } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 import { storeCategoryJson } from './store.loaders';
-import { filtersStores, ReachIndex, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
+import { filtersStores, ReachAnswers, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
 import { lastReachIndex, REACH_VERSION_SQL, reachIndex } from './reach-index.loader';
 
 export interface GeoPoint {
@@ -200,7 +200,7 @@ export async function findStoresBySql(em: EntityManager, filter: StoreFilter, so
  */
 async function fromReachIndex(
   em: EntityManager,
-  index: ReachIndex,
+  index: ReachAnswers,
   filter: StoreFilter,
   sort: ReachSort,
   page: Page,
@@ -253,7 +253,7 @@ async function fromReachIndex(
  * storeLocalTimes' format. A copy's map covers every store it holds, and its pages only
  * hold those (the version check makes sure), so no walk of the zones in use is needed.
  */
-function zoneClocks(index: ReachIndex, at: Date): { json: string; weeks: Map<string, number> } | null {
+function zoneClocks(index: ReachAnswers, at: Date): { json: string; weeks: Map<string, number> } | null {
   const second = Math.floor(at.getTime() / 1000);
   const last = lastClocks.get(index);
   if (last?.second === second) return last.clocks;
@@ -270,7 +270,7 @@ function zoneClocks(index: ReachIndex, at: Date): { json: string; weeks: Map<str
 }
 
 /** zoneClocks' last answer per copy (every request of a second asks for the same). */
-const lastClocks = new WeakMap<ReachIndex, { second: number; clocks: { json: string; weeks: Map<string, number> } | null }>();
+const lastClocks = new WeakMap<ReachAnswers, { second: number; clocks: { json: string; weeks: Map<string, number> } | null }>();
 
 /** A page's row: the store's view columns and what pageColumns adds. */
 type PageRow = Record<string, unknown> & { distance_m: number | null; reachVersion: string; cardCategory?: object | null };
