@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261123010702_geo_and_home_indexes extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index "stores_location_index";`);
 
@@ -21,5 +20,4 @@ export class Migration20261123010702_geo_and_home_indexes extends Migration {
 
     this.addSql(`CREATE INDEX stores_location_index ON public.stores USING gist (ll_to_earth(latitude, longitude));`);
   }
-
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261123104026_open_hours_in_node extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`create index "stores_timezone_index" on "stores" ("timezone");`);
 
@@ -53,5 +52,4 @@ export class Migration20261123104026_open_hours_in_node extends Migration {
       $fn$;`);
     this.addSql(`drop index "stores_timezone_index";`);
   }
-
 }

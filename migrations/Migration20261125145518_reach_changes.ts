@@ -6,7 +6,19 @@ import { Migration } from '@mikro-orm/migrations';
  * is logged. Keep in step with REACH_ROWS_SQL.
  */
 const READ = {
-  stores: ['latitude', 'longitude', 'delivery_radius_km', 'rating', 'rating_count', 'free_delivery', 'delivery_price_cents', 'delivery_time', 'category_id', 'timezone', 'is_active'],
+  stores: [
+    'latitude',
+    'longitude',
+    'delivery_radius_km',
+    'rating',
+    'rating_count',
+    'free_delivery',
+    'delivery_price_cents',
+    'delivery_time',
+    'category_id',
+    'timezone',
+    'is_active',
+  ],
   store_opening_hours: ['store_id', 'day_of_week', 'opens_at', 'closes_at'],
   offers: ['store_id', 'starts_at', 'ends_at'],
 };
@@ -16,9 +28,10 @@ const BULK_ROWS = 1000;
 const WRITER = 'pg_current_xact_id()::text::bigint';
 
 export class Migration20261125145518_reach_changes extends Migration {
-
   override async up(): Promise<void> {
-    this.addSql(`create table "store_reach_changes" ("id" bigserial primary key, "xid" bigint not null, "store_id" int null, "at" timestamptz not null default now());`);
+    this.addSql(
+      `create table "store_reach_changes" ("id" bigserial primary key, "xid" bigint not null, "store_id" int null, "at" timestamptz not null default now());`,
+    );
     this.addSql(`create index "store_reach_changes_xid_index" on "store_reach_changes" ("xid");`);
 
     this.addSql(`alter table "store_reach_version" add column "log_pruned_below" bigint not null default 0;`);
@@ -81,7 +94,9 @@ export class Migration20261125145518_reach_changes extends Migration {
         for each row when (${changed}) execute function log_store_reach_row();`);
     }
     for (const table of [...TABLES, 'store_reach_changes', 'store_reach_version']) {
-      this.addSql(`create trigger ${table}_reach_truncate after truncate on ${table} for each statement execute function log_store_reach_truncate();`);
+      this.addSql(
+        `create trigger ${table}_reach_truncate after truncate on ${table} for each statement execute function log_store_reach_truncate();`,
+      );
     }
   }
 
@@ -92,7 +107,8 @@ export class Migration20261125145518_reach_changes extends Migration {
     for (const table of TABLES) {
       for (const t of ['inserts', 'deletes', 'updates']) this.addSql(`drop trigger if exists ${table}_reach_${t} on ${table};`);
     }
-    for (const fn of ['log_store_reach_rows', 'log_store_reach_row', 'log_store_reach_truncate']) this.addSql(`drop function if exists ${fn}();`);
+    for (const fn of ['log_store_reach_rows', 'log_store_reach_row', 'log_store_reach_truncate'])
+      this.addSql(`drop function if exists ${fn}();`);
     for (const table of ['store_opening_hours', 'offers']) {
       this.addSql(`drop trigger if exists ${table}_reach_version on ${table};`);
       this.addSql(`create trigger ${table}_reach_version after insert or delete or truncate or update
@@ -103,5 +119,4 @@ export class Migration20261125145518_reach_changes extends Migration {
 
     this.addSql(`alter table "store_reach_version" drop column "log_pruned_below";`);
   }
-
 }

@@ -46,7 +46,11 @@ async function main() {
   const original = client.query;
   client.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
-    if (typeof text === 'string' && (/^select count\(\*\) as n from stores s where/.test(text) || text.includes('count(*) over () as total'))) sqlPath++;
+    if (
+      typeof text === 'string' &&
+      (/^select count\(\*\) as n from stores s where/.test(text) || text.includes('count(*) over () as total'))
+    )
+      sqlPath++;
     return original.apply(this, args);
   };
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -56,7 +60,12 @@ async function main() {
   const { openDatabase } = require(path.join(src, 'src/db/orm')) as typeof import('../src/db/orm');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const config = loadConfig(process.env);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.database.poolMax, limits: config.database, migrate: false });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    poolMax: config.database.poolMax,
+    limits: config.database,
+    migrate: false,
+  });
   const app = await createApp(config, db.orm, createLogger('silent'));
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
   const port = (app.httpServer.address() as { port: number }).port;
@@ -64,10 +73,15 @@ async function main() {
   await writer.connect();
   const { rows: ids } = await writer.query<{ id: number }>(`select id from stores where is_active order by md5(id::text) limit 1000`);
   let edits = 0;
-  const edit = setInterval(() => {
-    const id = ids[edits++ % ids.length].id;
-    writer.query(`update stores set delivery_radius_km = 3 + random() * 10, rating = round((random() * 5)::numeric, 1) where id = $1`, [id]).catch(() => undefined);
-  }, 1000 / Number(values.edits));
+  const edit = setInterval(
+    () => {
+      const id = ids[edits++ % ids.length].id;
+      writer
+        .query(`update stores set delivery_radius_km = 3 + random() * 10, rating = round((random() * 5)::numeric, 1) where id = $1`, [id])
+        .catch(() => undefined);
+    },
+    1000 / Number(values.edits),
+  );
   // Warm-up (the index is built at start; nothing measured).
   await load(port, 3, values.connections);
   sqlPath = 0;

@@ -9,7 +9,15 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/orm';
-import { DEFAULT_SEED, DEMO_CITY_STORES, isDatabaseEmpty, MAX_STORES, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
+import {
+  DEFAULT_SEED,
+  DEMO_CITY_STORES,
+  isDatabaseEmpty,
+  MAX_STORES,
+  refreshAfterBulkLoad,
+  resetCatalog,
+  seedDemoCity,
+} from '../src/db/seed/demo-city';
 
 function wholeNumber(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -52,7 +60,9 @@ async function main() {
   try {
     const em = db.orm.em.fork();
     if (!values.reset && !(await isDatabaseEmpty(em))) {
-      console.error('The database already has stores. Run again with --reset to replace them with the demo city (this deletes every store, its catalogue, offers, ads and orders).');
+      console.error(
+        'The database already has stores. Run again with --reset to replace them with the demo city (this deletes every store, its catalogue, offers, ads and orders).',
+      );
       process.exitCode = 1;
       return;
     }

@@ -51,7 +51,13 @@ const p99 = (values: number[]) => {
 async function freshDatabase(serverUrl: string): Promise<string> {
   const url = new URL(serverUrl);
   const name = `${url.pathname.slice(1) || 'postgres'}_soak`;
-  const admin = await MikroORM.init<PostgreSqlDriver>({ driver: PostgreSqlDriver, clientUrl: serverUrl, entities: [], discovery: { warnWhenNoEntities: false }, allowGlobalContext: true });
+  const admin = await MikroORM.init<PostgreSqlDriver>({
+    driver: PostgreSqlDriver,
+    clientUrl: serverUrl,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: true,
+  });
   try {
     await admin.em.execute(`drop database if exists "${name}" with (force)`);
     await admin.em.execute(`create database "${name}"`);
@@ -116,9 +122,16 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
 
   // Set-up: the demo customer, an open store with a product that needs no choice, an address there.
   await call('POST', '/v1/auth/customer/send-otp', { phone_number: DEMO_CUSTOMER });
-  const token = (await call<Data<{ access_token: string }>>('POST', '/v1/auth/customer/verify-otp', { phone_number: DEMO_CUSTOMER, verification_code: DEMO_CODE })).data
-    .access_token;
-  const nearby = await call<Data<{ stores: { id: number }[] } | { id: number }[]>>('GET', `/api/v1/stores/nearby?lat=${CENTRE.lat}&lng=${CENTRE.lng}&is_open=1&per_page=50`);
+  const token = (
+    await call<Data<{ access_token: string }>>('POST', '/v1/auth/customer/verify-otp', {
+      phone_number: DEMO_CUSTOMER,
+      verification_code: DEMO_CODE,
+    })
+  ).data.access_token;
+  const nearby = await call<Data<{ stores: { id: number }[] } | { id: number }[]>>(
+    'GET',
+    `/api/v1/stores/nearby?lat=${CENTRE.lat}&lng=${CENTRE.lng}&is_open=1&per_page=50`,
+  );
   const candidates = Array.isArray(nearby.data) ? nearby.data : nearby.data.stores;
   let order: { storeId: number; productId: number; addressId: number } | undefined;
   for (const candidate of candidates) {
@@ -139,7 +152,13 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
   }
   if (!order) throw new Error('no open store with a simple product near the centre');
   const ids = candidates.map((s) => s.id);
-  const ws = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 5, lazy: false });
+  const ws = createClient({
+    url: `ws://127.0.0.1:${port}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 5,
+    lazy: false,
+  });
 
   const point = () => ({ lat: CENTRE.lat + (Math.random() - 0.5) * 0.1, lng: CENTRE.lng + (Math.random() - 0.5) * 0.1 });
   const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
@@ -156,11 +175,22 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
     () => call('GET', `/api/v1/global/search?q=${pick(terms)}`),
     () => call('GET', `/api/v1/store/stores/${pick(ids)}/catalog`),
     () => call('GET', `/api/v1/store/stores/${pick(ids)}`),
-    () => call('POST', '/graphql', { query: `{ nearbyStores(lat: ${CENTRE.lat}, lng: ${CENTRE.lng}, perPage: 10) { stores { id name isOpen } } me { id } }` }, token),
+    () =>
+      call(
+        'POST',
+        '/graphql',
+        { query: `{ nearbyStores(lat: ${CENTRE.lat}, lng: ${CENTRE.lng}, perPage: 10) { stores { id name isOpen } } me { id } }` },
+        token,
+      ),
     () => call('GET', '/api/v1/customer/orders', undefined, token),
     // A checkout followed live over the websocket until the customer cancels it.
     async () => {
-      const placed = await call<Data<{ order_id: number }> | undefined>('POST', '/api/v1/customer/orders', { store_id: order.storeId, address_id: order.addressId, items: [{ product_id: order.productId, quantity: 1 }] }, token);
+      const placed = await call<Data<{ order_id: number }> | undefined>(
+        'POST',
+        '/api/v1/customer/orders',
+        { store_id: order.storeId, address_id: order.addressId, items: [{ product_id: order.productId, quantity: 1 }] },
+        token,
+      );
       const id = placed?.data?.order_id;
       if (!id) return;
       const ended = new Promise<void>((resolve) => {
@@ -209,13 +239,19 @@ async function soak(label: string, env: Record<string, string | undefined>, minu
   const last = minutes_[minutes_.length - 1]?.rss ?? 0;
   const growth = first > 0 ? (last - first) / first : 0;
   const ok = total5xx === 0 && growth <= 0.2;
-  console.log(`  ${label}: ${total5xx} 5xx, RSS ${first.toFixed(0)} -> ${last.toFixed(0)} MB (${(growth * 100).toFixed(1)} %): ${ok ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `  ${label}: ${total5xx} 5xx, RSS ${first.toFixed(0)} -> ${last.toFixed(0)} MB (${(growth * 100).toFixed(1)} %): ${ok ? 'PASS' : 'FAIL'}`,
+  );
   return ok;
 }
 
 async function main() {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '4' }, database: { type: 'string', default: 'both' } },
+    options: {
+      minutes: { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '4' },
+      database: { type: 'string', default: 'both' },
+    },
   });
   const minutes = Number(values.minutes);
   const concurrency = Number(values.concurrency);

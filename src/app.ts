@@ -50,7 +50,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
   // Nearby's reach index is read before the first request, not during it (docs/decisions.md "City scale").
-  await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) => logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'));
+  await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) =>
+    logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'),
+  );
 
   /** The request's context (res.locals.ctx), its X-Request-Id and, once answered, its log line. */
   const startRequest = async (req: Request, res: Response): Promise<void> => {
@@ -103,13 +105,21 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   app.get('/readyz', async (_req, res) => {
     // Each check has its own short deadline: a saturated pool or a held lock answers 503 at once.
     const within = <T>(check: Promise<T>) =>
-      Promise.race([check, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref())]);
+      Promise.race([
+        check,
+        new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref()),
+      ]);
     const [database, redis] = await Promise.all([
       within(orm.em.getConnection().execute('select 1')).then(
         () => 'ok' as const,
         (error: unknown) => (logger.warn({ err: error }, 'readiness: the database did not answer'), 'unreachable' as const),
       ),
-      config.redisUrl ? within(events.ping()).then((up) => (up ? 'ok' : 'unreachable'), () => 'unreachable') : undefined,
+      config.redisUrl
+        ? within(events.ping()).then(
+            (up) => (up ? 'ok' : 'unreachable'),
+            () => 'unreachable',
+          )
+        : undefined,
     ]);
     if (database !== 'ok') {
       res.status(503).json({ status: 'unavailable', message: 'The database is not reachable.', ...(redis && { redis }) });

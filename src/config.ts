@@ -350,7 +350,10 @@ function paymentsConfig(
 /** `https://a.example,https://b.example` -> origins; `*` is refused (tokens travel in headers, but say who). */
 function origins(raw: string | undefined, problems: string[]): string[] {
   if (!raw) return [];
-  const list = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of list) {
     let ok: boolean;
     try {
@@ -372,7 +375,10 @@ function isTerminal(): boolean {
 function parseTestNumbers(raw: string | undefined, problems: string[]): Map<string, string> {
   const numbers = new Map<string, string>();
   if (!raw) return numbers;
-  for (const entry of raw.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const match = /^(\+[1-9]\d{6,14})=(\d{6})$/.exec(entry);
     if (!match) {
       problems.push(`OTP_TEST_NUMBERS entry "${entry}" must look like +15550000001=123456`);

@@ -49,7 +49,8 @@ function counting(target: Target): { target: Target; listeners: (topic: string) 
 }
 
 /** Logouts travel on the same target as order events, under their own topic. */
-const tokenEvents = (target: Target): TokenEvents => createPubSub<{ revoked: [{ jti: string }] }>({ eventTarget: target as unknown as PubSubEventTarget<{ revoked: [{ jti: string }] }> });
+const tokenEvents = (target: Target): TokenEvents =>
+  createPubSub<{ revoked: [{ jti: string }] }>({ eventTarget: target as unknown as PubSubEventTarget<{ revoked: [{ jti: string }] }> });
 
 /** The same event target with every channel name prefixed (listeners see the bare name). */
 function prefixed(target: Target, prefix: string): Target {
@@ -57,7 +58,8 @@ function prefixed(target: Target, prefix: string): Target {
   return {
     addEventListener: (topic, listener, options) => target.addEventListener(prefix + topic, listener, options),
     removeEventListener: (topic, listener, options) => target.removeEventListener(prefix + topic, listener, options),
-    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent<unknown>).detail })),
+    dispatchEvent: (event) =>
+      target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: (event as CustomEvent<unknown>).detail })),
   };
 }
 
@@ -104,7 +106,9 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
     },
     async close() {
       // quit() lets queued commands finish; a client that never connected is just dropped.
-      await Promise.allSettled([publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
+      await Promise.allSettled(
+        [publishClient, subscribeClient].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))),
+      );
     },
   };
 }

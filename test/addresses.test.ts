@@ -13,14 +13,26 @@ beforeEach(async () => {
   me = await registerCustomer(server);
 });
 
-const home = { label: 'Home', line1: '12 Rue Tarik', line2: 'Apt 4', city: 'Casablanca', latitude: 33.59, longitude: -7.61, instructions: 'Ring twice' };
+const home = {
+  label: 'Home',
+  line1: '12 Rue Tarik',
+  line2: 'Apt 4',
+  city: 'Casablanca',
+  latitude: 33.59,
+  longitude: -7.61,
+  instructions: 'Ring twice',
+};
 const create = (body: object, token = me.token) => server.http.post('/api/v1/customer/addresses', body, { token });
 
 describe('POST /api/v1/customer/addresses', () => {
   it('answers 201 with the saved address', async () => {
     const res = await create(home);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, message: 'Address saved.', data: { id: expect.any(Number), ...home, created_at: expect.any(String) } });
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Address saved.',
+      data: { id: expect.any(Number), ...home, created_at: expect.any(String) },
+    });
   });
 
   it('answers 422 naming missing or out-of-range fields, and 401 without a token', async () => {
@@ -59,11 +71,17 @@ describe('GET /api/v1/customer/addresses/{id}', () => {
 describe('PUT /api/v1/customer/addresses/{id}', () => {
   it('changes only the fields given; 404 for another customer', async () => {
     const mine = await create(home);
-    const res = await server.http.put(`/api/v1/customer/addresses/${mine.body.data.id}`, { label: 'Parents', line2: null }, { token: me.token });
+    const res = await server.http.put(
+      `/api/v1/customer/addresses/${mine.body.data.id}`,
+      { label: 'Parents', line2: null },
+      { token: me.token },
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ label: 'Parents', line1: '12 Rue Tarik', line2: null, city: 'Casablanca' });
     const other = await registerCustomer(server);
-    expect((await server.http.put(`/api/v1/customer/addresses/${mine.body.data.id}`, { label: 'Mine' }, { token: other.token })).status).toBe(404);
+    expect(
+      (await server.http.put(`/api/v1/customer/addresses/${mine.body.data.id}`, { label: 'Mine' }, { token: other.token })).status,
+    ).toBe(404);
   });
 });
 

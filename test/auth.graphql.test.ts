@@ -27,8 +27,11 @@ const completeProfile = (input: Record<string, unknown>) =>
   server.http.graphql(`mutation($input: CompleteProfileInput!) { completeProfile(input: $input) { ${SESSION_FIELDS} } }`, { input });
 /** verifyOtp for a new phone, answering the registration token completeProfile needs. */
 const registrationToken = async (phoneNumber: string, verificationCode: string): Promise<string> =>
-  (await server.http.graphql(`mutation($input: VerifyOtpInput!) { verifyOtp(input: $input) { session { registrationToken } } }`, { input: { phoneNumber, verificationCode } }))
-    .body.data.verifyOtp.session.registrationToken;
+  (
+    await server.http.graphql(`mutation($input: VerifyOtpInput!) { verifyOtp(input: $input) { session { registrationToken } } }`, {
+      input: { phoneNumber, verificationCode },
+    })
+  ).body.data.verifyOtp.session.registrationToken;
 const me = (token?: string) => server.http.graphql(`query { me { id phoneNumber firstName lastName createdAt } }`, undefined, { token });
 
 /** The REST (snake_case) user as GraphQL answers it. */
@@ -188,7 +191,13 @@ describe('mutation completeProfile', () => {
         accessToken: expect.any(String),
         tokenType: 'Bearer',
         expiresIn: 2592000,
-        user: { id: expect.any(Number), phoneNumber: TEST_PHONE, firstName: 'Youssef', lastName: 'Alaoui', createdAt: expect.stringMatching(ISO_INSTANT) },
+        user: {
+          id: expect.any(Number),
+          phoneNumber: TEST_PHONE,
+          firstName: 'Youssef',
+          lastName: 'Alaoui',
+          createdAt: expect.stringMatching(ISO_INSTANT),
+        },
       },
     });
     const { accessToken, user } = res.body.data.completeProfile.session;
@@ -198,10 +207,15 @@ describe('mutation completeProfile', () => {
   it('refuses a second registration of the phone with CONFLICT', async () => {
     await sendOtp(TEST_PHONE);
     const token = await registrationToken(TEST_PHONE, TEST_CODE);
-    expect((await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'A', lastName: 'B', registrationToken: token })).body.errors).toBeUndefined();
+    expect(
+      (await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'A', lastName: 'B', registrationToken: token })).body.errors,
+    ).toBeUndefined();
     const again = await completeProfile({ phoneNumber: TEST_PHONE, firstName: 'C', lastName: 'D', registrationToken: token });
     expect(again.body.data).toBeNull();
-    expect(again.body.errors[0]).toMatchObject({ message: 'A user with this phone number already exists.', extensions: { code: 'CONFLICT' } });
+    expect(again.body.errors[0]).toMatchObject({
+      message: 'A user with this phone number already exists.',
+      extensions: { code: 'CONFLICT' },
+    });
     expect(await sql(`select first_name from users`)).toEqual([{ first_name: 'A' }]);
   });
 });
@@ -409,7 +423,10 @@ describe('query depth limit', () => {
       `query { ...Root } fragment Root on Query { __schema { types { fields { type { ...Deep } } } } }
        fragment Deep on __Type { ${'ofType { '.repeat(9)}name${' }'.repeat(9)} }`,
     );
-    expect(res.body.errors[0]).toMatchObject({ message: 'The query is 13 levels deep; at most 12 are allowed.', extensions: { code: 'QUERY_TOO_DEEP' } });
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'The query is 13 levels deep; at most 12 are allowed.',
+      extensions: { code: 'QUERY_TOO_DEEP' },
+    });
   });
 
   it('is applied on the websocket too', async () => {
@@ -417,6 +434,8 @@ describe('query depth limit', () => {
     const connection = connect(`Bearer ${token}`);
     await within(connection.connected, 5000, 'connection_ack');
     const error = await refusal(connection.client, introspection(9));
-    expect(error).toEqual([expect.objectContaining({ message: 'The query is 13 levels deep; at most 12 are allowed.', extensions: { code: 'QUERY_TOO_DEEP' } })]);
+    expect(error).toEqual([
+      expect.objectContaining({ message: 'The query is 13 levels deep; at most 12 are allowed.', extensions: { code: 'QUERY_TOO_DEEP' } }),
+    ]);
   });
 });

@@ -50,7 +50,9 @@ describe('POST /v1/auth/customer/send-otp', () => {
     const phone = uniquePhone();
     await sendOtp(phone);
     const code = server.whatsapp.lastCodeFor(phone);
-    const [row] = await sql(`select code_hash, extract(epoch from expires_at - created_at) as ttl from otp_codes where phone_number = ?`, [phone]);
+    const [row] = await sql(`select code_hash, extract(epoch from expires_at - created_at) as ttl from otp_codes where phone_number = ?`, [
+      phone,
+    ]);
     expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.code_hash).not.toContain(code);
     expect(Number(row.ttl)).toBe(300);
@@ -186,7 +188,12 @@ describe('POST /v1/auth/customer/verify-otp', () => {
     await passCooldown(server);
     await sendOtp(user.phone_number);
     const code = server.whatsapp.lastCodeFor(user.phone_number);
-    const res = await verifyOtp({ phone_number: user.phone_number, verification_code: code, device_id: 'pixel-8', push_token: 'fcm-token-1' });
+    const res = await verifyOtp({
+      phone_number: user.phone_number,
+      verification_code: code,
+      device_id: 'pixel-8',
+      push_token: 'fcm-token-1',
+    });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Authentication successful.');
     expect(res.body.data).toMatchObject({ user_exists: true, phone_number: user.phone_number, token_type: 'Bearer', expires_in: 2592000 });
@@ -267,7 +274,14 @@ describe('POST /v1/auth/customer/complete-profile', () => {
 
   it('answers 201 with a token and the new user once the phone is verified', async () => {
     const registration_token = await verified();
-    const res = await complete({ phone_number: TEST_PHONE, first_name: ' Youssef ', last_name: 'Alaoui', device_id: 'iphone-15', push_token: 'apns-1', registration_token });
+    const res = await complete({
+      phone_number: TEST_PHONE,
+      first_name: ' Youssef ',
+      last_name: 'Alaoui',
+      device_id: 'iphone-15',
+      push_token: 'apns-1',
+      registration_token,
+    });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     expect(res.body.message).toBe('Registration successful.');
@@ -333,9 +347,12 @@ describe('POST /v1/auth/customer/complete-profile', () => {
     );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
     expect(await sql(`select count(*)::int as n from users where phone_number = ?`, [phone])).toEqual([{ n: 1 }]);
-    expect(await sql(`select token_hash <> ? as hashed, used_at is not null as used from phone_verifications where phone_number = ?`, [second, phone])).toEqual([
-      { hashed: true, used: true },
-    ]);
+    expect(
+      await sql(`select token_hash <> ? as hashed, used_at is not null as used from phone_verifications where phone_number = ?`, [
+        second,
+        phone,
+      ]),
+    ).toEqual([{ hashed: true, used: true }]);
   });
 
   it('answers 422 naming missing or blank names', async () => {
@@ -363,7 +380,10 @@ describe('GET /v1/auth/customer/me', () => {
       ['missing', async () => ''],
       ['not a JWT', async () => 'not-a-token'],
       ['expired', async () => jwt.sign({ ...claims, sub: '1', exp: Math.floor(Date.now() / 1000) - 10 }, secret)],
-      ['signed with another secret', async () => jwt.sign({ ...claims, sub: '1' }, 'another-secret-another-secret-another-secret', { expiresIn: 60 })],
+      [
+        'signed with another secret',
+        async () => jwt.sign({ ...claims, sub: '1' }, 'another-secret-another-secret-another-secret', { expiresIn: 60 }),
+      ],
       ['unsigned (alg none)', async () => jwt.sign({ ...claims, sub: '1' }, '', { algorithm: 'none', expiresIn: 60 })],
       ['for another audience', async () => jwt.sign({ ...claims, aud: 'someone-else', sub: '1' }, secret, { expiresIn: 60 })],
       [
@@ -421,7 +441,9 @@ describe('expired sign-in records', () => {
     await sendOtp(stale);
     await sql(`update otp_codes set expires_at = now() - interval '1 minute' where phone_number = ?`, [stale]);
     await sql(`update otp_sends set created_at = now() - interval '25 hours' where phone_number = ?`, [stale]);
-    await sql(`insert into revoked_tokens (jti, expires_at) values (gen_random_uuid(), now() - interval '1 minute'), (gen_random_uuid(), now() + interval '1 day')`);
+    await sql(
+      `insert into revoked_tokens (jti, expires_at) values (gen_random_uuid(), now() - interval '1 minute'), (gen_random_uuid(), now() + interval '1 day')`,
+    );
 
     expect(await purgeExpiredAuthRecords(server.db.orm.em.fork())).toBe(3);
     expect(await sql(`select phone_number from otp_codes`)).toEqual([{ phone_number: live }]);

@@ -15,7 +15,10 @@ import { TestServer } from './helpers/server';
 import { useTestServer } from './helpers/setup';
 
 /** Screenshots go to test-results/ (ignored); `npm run screenshots` refreshes the README's. */
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : path.resolve(__dirname, '..', 'test-results', 'screenshots');
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(__dirname, '..', 'docs', 'screenshots')
+    : path.resolve(__dirname, '..', 'test-results', 'screenshots');
 
 let server: TestServer;
 let make: Factory;
@@ -24,10 +27,13 @@ const contexts: BrowserContext[] = [];
 const watched: { name: string; problems: string[] }[] = [];
 
 (browserAvailable ? describe : describe.skip)(`pages in Chromium${browserAvailable ? '' : ` (${skippedBecause})`}`, () => {
-  useTestServer((s, f) => {
-    server = s;
-    make = f;
-  }, { DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
+  useTestServer(
+    (s, f) => {
+      server = s;
+      make = f;
+    },
+    { DRIVER_LOCATION_THROTTLE_SECONDS: '0' },
+  );
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -181,7 +187,9 @@ const watched: { name: string; problems: string[] }[] = [];
     // The API refuses; its message is on the card, which has moved to Closed.
     const alert = owner.locator(`article.order[data-order-id="${id}"] [role="alert"]`);
     await alert.waitFor();
-    expect(await alert.textContent()).toBe('The order cannot be moved to accepted from its current status. The order is cancelled; this needs it to be pending_acceptance.');
+    expect(await alert.textContent()).toBe(
+      'The order cannot be moved to accepted from its current status. The order is cancelled; this needs it to be pending_acceptance.',
+    );
     expect(await owner.locator(`article.order[data-order-id="${id}"]`).getAttribute('data-status')).toBe('cancelled');
   }, 60_000);
 
@@ -194,7 +202,10 @@ const watched: { name: string; problems: string[] }[] = [];
     await page.getByLabel('Code').fill('000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
     // A wrong code: the API's refusal is shown and the form stays.
-    await page.getByRole('alert').filter({ hasText: /invalid/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /invalid/i })
+      .waitFor();
     await page.getByLabel('Code').fill(server.whatsapp.lastCodeFor(phone));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByLabel('First name').fill('Yasmine');

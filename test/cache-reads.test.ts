@@ -17,10 +17,13 @@ import { TestServer } from './helpers/server';
 
 let server: TestServer;
 let make: Factory;
-const clock = useClockedTestServer((s, f) => {
-  server = s;
-  make = f;
-}, { READ_CACHE: 'off' });
+const clock = useClockedTestServer(
+  (s, f) => {
+    server = s;
+    make = f;
+  },
+  { READ_CACHE: 'off' },
+);
 
 /** Wednesday noon in Casablanca: most seeded stores are open, some are not. */
 const NOW = new Date('2026-03-04T12:00:00Z');
@@ -115,7 +118,9 @@ it("every table a cached row's statements read is one the row declares", async (
   const pg = new Client({ connectionString: server.db.orm.config.getClientUrl() });
   await pg.connect();
   try {
-    const { rows } = await pg.query<{ name: string }>(`select relname as name from pg_class where relkind in ('r', 'p', 'v', 'm') and relnamespace = current_schema()::regnamespace`);
+    const { rows } = await pg.query<{ name: string }>(
+      `select relname as name from pg_class where relkind in ('r', 'p', 'v', 'm') and relnamespace = current_schema()::regnamespace`,
+    );
     const tables = rows.map((r) => r.name);
     const functions = await functionTables(pg, tables);
     const undeclared: string[] = [];

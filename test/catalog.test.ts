@@ -26,8 +26,13 @@ async function pizzeria() {
   const retired = await make.product(pizzas, { name: 'Retired', isActive: false, sortOrder: 2 });
   const cola = await make.product(drinks, { name: 'Cola', priceCents: 1500 });
   const eggs = await make.product(hiddenSection, { name: 'Eggs Benedict' });
-  const size = await make.optionGroup(margherita, {}, [['Medium', 0], ['Large', 2500]]);
-  const crust = await make.optionGroup(margherita, { name: 'Crust', isRequired: false, minSelect: 0, maxSelect: 1, sortOrder: 1 }, [['Thin', 0]]);
+  const size = await make.optionGroup(margherita, {}, [
+    ['Medium', 0],
+    ['Large', 2500],
+  ]);
+  const crust = await make.optionGroup(margherita, { name: 'Crust', isRequired: false, minSelect: 0, maxSelect: 1, sortOrder: 1 }, [
+    ['Thin', 0],
+  ]);
   const cheese = await make.supplement(margherita, 'Extra cheese', 750);
   const offer = await make.offer({ storeId: store.id, title: '20% off pizzas', discount: 20 });
   const global = await make.offer({ title: 'Free delivery week', discount: 100 });
@@ -84,7 +89,14 @@ describe('GET /api/v1/store/stores/{id}/catalog', () => {
             { id: p.size.values[1].id, name: 'Large', price: 25 },
           ],
         },
-        { id: p.crust.group.id, name: 'Crust', is_required: false, min_select: 0, max_select: 1, values: [{ id: p.crust.values[0].id, name: 'Thin', price: 0 }] },
+        {
+          id: p.crust.group.id,
+          name: 'Crust',
+          is_required: false,
+          min_select: 0,
+          max_select: 1,
+          values: [{ id: p.crust.values[0].id, name: 'Thin', price: 0 }],
+        },
       ],
       supplements: [{ id: p.cheese.id, name: 'Extra cheese', price: 7.5 }],
     });
@@ -270,10 +282,13 @@ describe('opening hours', () => {
   it('give is_open in the API from the current time', async () => {
     const open = await make.store();
     const closed = await make.store({ hours: [] });
-    const res = await server.http.graphql(`query($a: String!, $b: String!) { a: store(idOrSlug: $a) { isOpen } b: store(idOrSlug: $b) { isOpen } }`, {
-      a: String(open.id),
-      b: closed.slug,
-    });
+    const res = await server.http.graphql(
+      `query($a: String!, $b: String!) { a: store(idOrSlug: $a) { isOpen } b: store(idOrSlug: $b) { isOpen } }`,
+      {
+        a: String(open.id),
+        b: closed.slug,
+      },
+    );
     expect(res.body.data).toEqual({ a: { isOpen: true }, b: { isOpen: false } });
   });
 });
@@ -294,7 +309,13 @@ describe('GraphQL: catalog, store, storeProducts, storeCategories', () => {
       name: 'Margherita',
       price: 60,
       optionGroups: [
-        { name: 'Size', values: [{ name: 'Medium', price: 0 }, { name: 'Large', price: 25 }] },
+        {
+          name: 'Size',
+          values: [
+            { name: 'Medium', price: 0 },
+            { name: 'Large', price: 25 },
+          ],
+        },
         { name: 'Crust', values: [{ name: 'Thin', price: 0 }] },
       ],
       supplements: [{ name: 'Extra cheese', price: 7.5 }],

@@ -12,13 +12,40 @@ describe('POST /api/v1/customer/orders', () => {
     const res = await placeOrder(t.server, t.w, { ...cart(t.w), total: 1, price: 0 } as never);
     expect(res.status).toBe(201);
     // 2 × (60 + 25 large + 8 cheese) + 12 cola = 198 subtotal, + 15 delivery = 213
-    expect(res.body).toEqual({ success: true, message: 'Order placed successfully.', data: { order_id: expect.any(Number), status: 'pending_acceptance', total: 213 } });
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Order placed successfully.',
+      data: { order_id: expect.any(Number), status: 'pending_acceptance', total: 213 },
+    });
     const [order] = await sql('select subtotal_cents, delivery_fee_cents, discount_cents, total_cents, status, last_event_seq from orders');
-    expect(order).toEqual({ subtotal_cents: 19800, delivery_fee_cents: 1500, discount_cents: 0, total_cents: 21300, status: 'pending_acceptance', last_event_seq: 1 });
-    const items = await sql('select product_name, quantity, base_price_cents, unit_price_cents, total_price_cents, special_instructions from order_items order by id');
+    expect(order).toEqual({
+      subtotal_cents: 19800,
+      delivery_fee_cents: 1500,
+      discount_cents: 0,
+      total_cents: 21300,
+      status: 'pending_acceptance',
+      last_event_seq: 1,
+    });
+    const items = await sql(
+      'select product_name, quantity, base_price_cents, unit_price_cents, total_price_cents, special_instructions from order_items order by id',
+    );
     expect(items).toEqual([
-      { product_name: 'Margherita', quantity: 2, base_price_cents: 6000, unit_price_cents: 9300, total_price_cents: 18600, special_instructions: 'Well done' },
-      { product_name: 'Cola', quantity: 1, base_price_cents: 1200, unit_price_cents: 1200, total_price_cents: 1200, special_instructions: null },
+      {
+        product_name: 'Margherita',
+        quantity: 2,
+        base_price_cents: 6000,
+        unit_price_cents: 9300,
+        total_price_cents: 18600,
+        special_instructions: 'Well done',
+      },
+      {
+        product_name: 'Cola',
+        quantity: 1,
+        base_price_cents: 1200,
+        unit_price_cents: 1200,
+        total_price_cents: 1200,
+        special_instructions: null,
+      },
     ]);
     expect(await sql(`select seq, type, status from order_events`)).toEqual([{ seq: 1, type: 'status', status: 'pending_acceptance' }]);
   });
@@ -39,13 +66,33 @@ describe('POST /api/v1/customer/orders', () => {
     ['quantity below 1', 'items.0.quantity', (b: ReturnType<typeof cart>) => ({ ...b, items: [{ ...b.items[0], quantity: 0 }] })],
     ['empty items', 'items', (b: ReturnType<typeof cart>) => ({ ...b, items: [] })],
     ['missing store_id', 'store_id', (b: ReturnType<typeof cart>) => ({ ...b, store_id: undefined })],
-    ['an unknown product', 'items.1.product_id', (b: ReturnType<typeof cart>) => ({ ...b, items: [b.items[1], { product_id: 999999, quantity: 1 }] })],
-    ['an option of another product', 'items.1.options', (b: ReturnType<typeof cart>) => ({ ...b, items: [b.items[0], { ...b.items[1], options: [b.items[0].options![0]] }] })],
-    ['a supplement of another product', 'items.1.supplements', (b: ReturnType<typeof cart>) => ({ ...b, items: [b.items[0], { ...b.items[1], supplements: [b.items[0].supplements![0]] }] })],
-    ['a required option left empty', 'items.0.options', (b: ReturnType<typeof cart>) => ({ ...b, items: [{ ...b.items[0], options: [] }] })],
-    ['two values of a one-choice group', 'items.0.options', (b: ReturnType<typeof cart>) => ({ ...b, items: [{ ...b.items[0], options: [b.items[0].options![0], b.items[0].options![0] - 1] }] })],
+    [
+      'an unknown product',
+      'items.1.product_id',
+      (b: ReturnType<typeof cart>) => ({ ...b, items: [b.items[1], { product_id: 999999, quantity: 1 }] }),
+    ],
+    [
+      'an option of another product',
+      'items.1.options',
+      (b: ReturnType<typeof cart>) => ({ ...b, items: [b.items[0], { ...b.items[1], options: [b.items[0].options![0]] }] }),
+    ],
+    [
+      'a supplement of another product',
+      'items.1.supplements',
+      (b: ReturnType<typeof cart>) => ({ ...b, items: [b.items[0], { ...b.items[1], supplements: [b.items[0].supplements![0]] }] }),
+    ],
+    [
+      'a required option left empty',
+      'items.0.options',
+      (b: ReturnType<typeof cart>) => ({ ...b, items: [{ ...b.items[0], options: [] }] }),
+    ],
+    [
+      'two values of a one-choice group',
+      'items.0.options',
+      (b: ReturnType<typeof cart>) => ({ ...b, items: [{ ...b.items[0], options: [b.items[0].options![0], b.items[0].options![0] - 1] }] }),
+    ],
     ['an unknown promo code', 'code_promo', (b: ReturnType<typeof cart>) => ({ ...b, code_promo: 'NOPE' })],
-])('answers 422 for %s, naming %s, and writes nothing', async (_name, field, change) => {
+  ])('answers 422 for %s, naming %s, and writes nothing', async (_name, field, change) => {
     const res = await placeOrder(t.server, t.w, change(cart(t.w)) as never);
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toContain(field);
@@ -73,11 +120,19 @@ describe('POST /api/v1/customer/orders', () => {
 
   it("answers 422 for another customer's address and for an address outside the delivery area", async () => {
     const other = await registerCustomer(t.server);
-    const theirs = await t.server.http.post('/api/v1/customer/addresses', { label: 'Theirs', line1: 'x', latitude: t.w.owner.store.latitude, longitude: t.w.owner.store.longitude }, { token: other.token });
+    const theirs = await t.server.http.post(
+      '/api/v1/customer/addresses',
+      { label: 'Theirs', line1: 'x', latitude: t.w.owner.store.latitude, longitude: t.w.owner.store.longitude },
+      { token: other.token },
+    );
     const res = await placeOrder(t.server, t.w, cart(t.w, { address_id: theirs.body.data.id }));
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toEqual(['address_id']);
-    const far = await t.server.http.post('/api/v1/customer/addresses', { label: 'Far', line1: 'x', latitude: t.w.owner.store.latitude + 1, longitude: t.w.owner.store.longitude }, { token: t.w.customer.token });
+    const far = await t.server.http.post(
+      '/api/v1/customer/addresses',
+      { label: 'Far', line1: 'x', latitude: t.w.owner.store.latitude + 1, longitude: t.w.owner.store.longitude },
+      { token: t.w.customer.token },
+    );
     const outside = await placeOrder(t.server, t.w, cart(t.w, { address_id: far.body.data.id }));
     expect(outside.body.errors.address_id[0]).toMatch(/outside/);
   });
@@ -165,8 +220,15 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     const headers = { 'Idempotency-Key': 'shared-key' };
     await placeOrder(t.server, t.w, cart(t.w), headers);
     const other = await registerCustomer(t.server);
-    const address = await t.server.http.post('/api/v1/customer/addresses', { label: 'H', line1: 'x', latitude: t.w.owner.store.latitude, longitude: t.w.owner.store.longitude }, { token: other.token });
-    const res = await t.server.http.post('/api/v1/customer/orders', cart(t.w, { address_id: address.body.data.id }), { token: other.token, headers });
+    const address = await t.server.http.post(
+      '/api/v1/customer/addresses',
+      { label: 'H', line1: 'x', latitude: t.w.owner.store.latitude, longitude: t.w.owner.store.longitude },
+      { token: other.token },
+    );
+    const res = await t.server.http.post('/api/v1/customer/orders', cart(t.w, { address_id: address.body.data.id }), {
+      token: other.token,
+      headers,
+    });
     expect(res.status).toBe(201);
     expect(await countOrders()).toBe(2);
   });

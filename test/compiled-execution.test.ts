@@ -51,7 +51,13 @@ function comparable(result: ExecutionResult) {
   };
   return JSON.stringify({
     data: result.data,
-    errors: result.errors?.map((e) => ({ message: e.message, path: e.path, locations: e.locations, extensions: e.extensions, original: original(e) })),
+    errors: result.errors?.map((e) => ({
+      message: e.message,
+      path: e.path,
+      locations: e.locations,
+      extensions: e.extensions,
+      original: original(e),
+    })),
   });
 }
 
@@ -59,7 +65,13 @@ const logger = createLogger('silent');
 
 async function bothWays(schema: GraphQLSchema, route: CompiledRoute, variables: Record<string, unknown>, token?: string) {
   const context = () =>
-    createContext({ em: server.db.orm.em, services: server.app.services, logger, ip: '127.0.0.1', authorization: token && `Bearer ${token}` });
+    createContext({
+      em: server.db.orm.em,
+      services: server.app.services,
+      logger,
+      ip: '127.0.0.1',
+      authorization: token && `Bearer ${token}`,
+    });
   const reference = await execute({ schema, document: route.ast, contextValue: await context(), variableValues: variables });
   const compiled = await route.execute(await context(), variables);
   return { reference: comparable(reference), compiled: comparable(compiled) };
@@ -73,7 +85,15 @@ describe('every query row of the route table', () => {
     const w = await orderWorld(server, make);
     const pizza = await make.storeCategory({ name: 'Pizza' });
     await make.mainCategory();
-    const { store, menu, category: section } = await make.storeWithProducts(3, { category: pizza as never, name: 'Pizza Roma', rating: 4.5, ratingCount: 12 }, { name: 'Margherita', isFeatured: true });
+    const {
+      store,
+      menu,
+      category: section,
+    } = await make.storeWithProducts(
+      3,
+      { category: pizza as never, name: 'Pizza Roma', rating: 4.5, ratingCount: 12 },
+      { name: 'Margherita', isFeatured: true },
+    );
     await make.store({ name: 'Free Pizza', deliveryPriceCents: 0, latitude: northOf(CASABLANCA, 2).lat, longitude: CASABLANCA.lng });
     await make.store({ name: 'Night Owl', hours: [[1, '22:00', '23:00']] });
     const hidden = await make.store({ name: 'Hidden', isActive: false });
@@ -103,12 +123,23 @@ describe('every query row of the route table', () => {
       '/api/v1/global/ads': [{}],
       '/api/v1/store/stores/:id/catalog': [{ id: store.id }, { id: hidden.id }, { id: 2 ** 31 - 1 }],
       '/api/v1/store/products': [{ store_id: store.id }, { store_id: 0 }],
-      '/api/v1/store/stores/:store': [{ store: String(store.id) }, { store: store.slug }, { store: hidden.slug }, { store: String(w.owner.store.id) }, { store: 'nope' }],
+      '/api/v1/store/stores/:store': [
+        { store: String(store.id) },
+        { store: store.slug },
+        { store: hidden.slug },
+        { store: String(w.owner.store.id) },
+        { store: 'nope' },
+      ],
       '/api/v1/store/store-categories': [{}],
       '/api/store/categories': [{}],
       '/api/v1/store/categories': [{}, { store_id: store.id }, { store_id: -1 }],
       '/api/v1/store/categories/:id': [{ id: pizza.id }, { id: 999999 }],
-      '/api/v1/store/menu-categories': [{}, { store_id: store.id }, { menu_id: menu.id, page: 1, per_page: 1 }, { store_id: store.id, page: 0 }],
+      '/api/v1/store/menu-categories': [
+        {},
+        { store_id: store.id },
+        { menu_id: menu.id, page: 1, per_page: 1 },
+        { store_id: store.id, page: 0 },
+      ],
       '/api/v1/store/menu-categories/:id': [{ id: section.id }, { id: 999999 }],
       '/api/v1/store/menus': [{}, { store_id: store.id }, { store_id: w.owner.store.id, page: 2, per_page: 1 }],
       '/api/v1/store/menus/:id': [{ id: menu.id }, { id: 999999 }],
@@ -182,7 +213,10 @@ describe('the compiled executor on a schema of its own', () => {
     },
     rejects: () => Promise.reject(new AppError('FORBIDDEN', 'not yours')),
     appError: () => Promise.reject(new GraphQLError('located already', { extensions: { code: 'X' } })),
-    named: () => [{ __typename: 'Person', name: 'Ada', age: 36 }, { __typename: 'Pet', name: 'Rex', legs: 4 }],
+    named: () => [
+      { __typename: 'Person', name: 'Ada', age: 36 },
+      { __typename: 'Pet', name: 'Rex', legs: 4 },
+    ],
     things: () => [{ __typename: 'Pet', name: 'Tom', legs: 4 }, null, { __typename: 'Person', name: 'Bob', age: null }],
     count: (_, { n }) => n * 2,
     half: (_, { n }) => n / 2,
@@ -207,7 +241,9 @@ describe('the compiled executor on a schema of its own', () => {
   it.each(documents)('%s', async (text) => {
     const document = parse(text);
     const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
-    const declared = [{ name: 'n', type: schema.getQueryType()!.getFields().count.args[0].type }].filter(() => operation.variableDefinitions?.length);
+    const declared = [{ name: 'n', type: schema.getQueryType()!.getFields().count.args[0].type }].filter(
+      () => operation.variableDefinitions?.length,
+    );
     const run = rowExecutor(schema, document, operation, declared);
     for (const variableValues of declared.length ? [{ n: 2 }, { n: 3 }, { n: 2 ** 31 }, { n: 1.5 }, {}, { n: null }] : [{}]) {
       const reference = await execute({ schema, document, contextValue: {}, variableValues });

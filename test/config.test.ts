@@ -76,9 +76,7 @@ describe('loadConfig in development (nothing set)', () => {
 
 describe('loadConfig in production', () => {
   it('refuses to start without JWT_SECRET', () => {
-    expect(problemsOf(production({ JWT_SECRET: undefined }))).toEqual([
-      'JWT_SECRET is required in production (at least 32 characters)',
-    ]);
+    expect(problemsOf(production({ JWT_SECRET: undefined }))).toEqual(['JWT_SECRET is required in production (at least 32 characters)']);
   });
 
   it('refuses a JWT_SECRET shorter than 32 characters, and the development secret', () => {
@@ -89,9 +87,7 @@ describe('loadConfig in production', () => {
   });
 
   it('refuses OTP_SENDER=log', () => {
-    expect(problemsOf(production({ OTP_SENDER: 'log' }))).toEqual([
-      'OTP_SENDER=log writes codes to the log and is refused in production',
-    ]);
+    expect(problemsOf(production({ OTP_SENDER: 'log' }))).toEqual(['OTP_SENDER=log writes codes to the log and is refused in production']);
   });
 
   it('refuses OTP_TEST_NUMBERS', () => {
@@ -208,9 +204,9 @@ describe('loadConfig: OTP_SENDER=whatsapp', () => {
     });
     expect(config.otp.sender).toBe('whatsapp');
     expect(config.whatsapp).toMatchObject({ phoneNumberId: '42', accessToken: 'token', apiUrl: 'http://127.0.0.1:9999/v21.0' });
-    expect(problemsOf({ OTP_SENDER: 'whatsapp', WHATSAPP_PHONE_NUMBER_ID: '42', WHATSAPP_ACCESS_TOKEN: 't', WHATSAPP_API_URL: 'ftp://x' })).toEqual([
-      'WHATSAPP_API_URL must be a URL starting with http: or https:',
-    ]);
+    expect(
+      problemsOf({ OTP_SENDER: 'whatsapp', WHATSAPP_PHONE_NUMBER_ID: '42', WHATSAPP_ACCESS_TOKEN: 't', WHATSAPP_API_URL: 'ftp://x' }),
+    ).toEqual(['WHATSAPP_API_URL must be a URL starting with http: or https:']);
   });
 });
 

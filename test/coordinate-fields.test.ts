@@ -30,13 +30,19 @@ function coordinateResolvers(): Map<string, DirectResolver> {
 describe('coordinate fields', () => {
   it('are every latitude and longitude of the schema, each direct', () => {
     const fields = coordinateResolvers();
-    for (const name of ['Store.latitude', 'Store.longitude', 'UserAddress.latitude', 'OrderAddress.longitude']) expect(fields.has(name)).toBe(true);
+    for (const name of ['Store.latitude', 'Store.longitude', 'UserAddress.latitude', 'OrderAddress.longitude'])
+      expect(fields.has(name)).toBe(true);
     for (const [name, resolve] of fields) expect([name, typeof resolve === 'function' && 'wrapped' in resolve]).toEqual([name, true]);
   });
 
   it('answer synchronously what the rounding middleware answers', async () => {
     const info = {} as GraphQLResolveInfo;
-    const roots = [{ latitude: 33.548553000000005, longitude: -7.6 }, { latitude: 12, longitude: -0.0000004 }, { latitude: null, longitude: 1e-7 }, {}];
+    const roots = [
+      { latitude: 33.548553000000005, longitude: -7.6 },
+      { latitude: 12, longitude: -0.0000004 },
+      { latitude: null, longitude: 1e-7 },
+      {},
+    ];
     let compared = 0;
     for (const [name, resolve] of coordinateResolvers()) {
       for (const root of roots) {

@@ -53,6 +53,10 @@ it('the store, the delivery address, the driver and live positions answer 6 deci
   const me = await t.server.http.get('/api/v1/driver/me', { token: driver.token });
   expect([me.body.data.latitude, me.body.data.longitude]).toEqual([LAT, LNG]);
 
-  const graphql = await t.server.http.graphql(`query($id: Int!) { myOrder(id: $id) { store { latitude longitude } driver { latitude longitude } } }`, { id }, customer);
+  const graphql = await t.server.http.graphql(
+    `query($id: Int!) { myOrder(id: $id) { store { latitude longitude } driver { latitude longitude } } }`,
+    { id },
+    customer,
+  );
   expect(graphql.body.data.myOrder).toEqual({ store: { latitude: LAT, longitude: LNG }, driver: { latitude: LAT, longitude: LNG } });
 });

@@ -44,19 +44,25 @@ describe('field resolvers called directly', () => {
     schema = await buildAppSchema();
   });
 
-  it('replaces the store cards\' computed fields, and none that takes arguments or is wrapped', () => {
+  it("replaces the store cards' computed fields, and none that takes arguments or is wrapped", () => {
     const fields = directFields(schema);
-    for (const name of ['Store.isOpen', 'Store.categoryName', 'Store.category', 'Store.deliveryPrice', 'Store.categoryId']) expect(fields.has(name)).toBe(true);
+    for (const name of ['Store.isOpen', 'Store.categoryName', 'Store.category', 'Store.deliveryPrice', 'Store.categoryId'])
+      expect(fields.has(name)).toBe(true);
     const storage = getMetadataStorage();
     for (const [name, field] of fields) {
       expect([name, field.args.length]).toEqual([name, 0]);
       const method = name.split('.')[1];
-      const wrapped = storage.middlewares.some((m) => m.fieldName === method) && storage.fieldResolvers.some((d) => d.methodName === method && storage.middlewares.some((m) => m.target === d.target && m.fieldName === method));
+      const wrapped =
+        storage.middlewares.some((m) => m.fieldName === method) &&
+        storage.fieldResolvers.some(
+          (d) => d.methodName === method && storage.middlewares.some((m) => m.target === d.target && m.fieldName === method),
+        );
       expect([name, wrapped]).toEqual([name, false]);
     }
     // Root fields keep type-graphql's resolver (arguments, validation, auth): none is direct.
     for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
-      for (const field of Object.values(root?.getFields() ?? {})) expect([field.name, isDirect(field.resolve)]).toEqual([field.name, false]);
+      for (const field of Object.values(root?.getFields() ?? {}))
+        expect([field.name, isDirect(field.resolve)]).toEqual([field.name, false]);
     }
     // Building again (tests build more than one schema) gives the same choice.
     return buildAppSchema().then((again) => expect([...directFields(again).keys()]).toEqual([...fields.keys()]));
@@ -65,7 +71,10 @@ describe('field resolvers called directly', () => {
   it('answers what the wrapper answers, for a view, an entity and a plain object', () => {
     const fields = directFields(schema);
     const info = {} as GraphQLResolveInfo;
-    const category = Object.setPrototypeOf({ id: 3, name: 'Pizza', icon: null, image: null, sortOrder: 1, mainCategoryId: null }, StoreCategory.prototype) as StoreCategory;
+    const category = Object.setPrototypeOf(
+      { id: 3, name: 'Pizza', icon: null, image: null, sortOrder: 1, mainCategoryId: null },
+      StoreCategory.prototype,
+    ) as StoreCategory;
     const columns = [
       { id: 1, timezone: 'Africa/Casablanca', freeDelivery: false, deliveryPriceCents: 1250, category: { id: 3 } },
       { id: 2, timezone: 'Africa/Casablanca', freeDelivery: true, deliveryPriceCents: 990, category: null },

@@ -161,9 +161,17 @@ describe('GET /api/v1/homepage', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     const data = res.body.data;
-    expect(Object.keys(data).sort()).toEqual(
-      ['categories', 'featured_products', 'main_categories', 'offers', 'popular_near_you', 'products', 'stores', 'top_rated_stores', 'trending_products'],
-    );
+    expect(Object.keys(data).sort()).toEqual([
+      'categories',
+      'featured_products',
+      'main_categories',
+      'offers',
+      'popular_near_you',
+      'products',
+      'stores',
+      'top_rated_stores',
+      'trending_products',
+    ]);
     expect(data.main_categories).toEqual([{ id: main.id, name: 'Food', icon: 'food', sort_order: 1, image: main.image }]);
     expect(data.categories).toEqual([{ id: pizza.id, name: 'Pizza', icon: null, image: null, main_category_id: null, sort_order: 1 }]);
     expect(idsOf(data.offers)).toEqual([banner.id]);
@@ -246,7 +254,9 @@ describe('GET /api/v1/global/search', () => {
 
     const accents = await server.http.get('/api/v1/global/search?q=patisserie');
     expect(accents.status).toBe(200);
-    expect(accents.body.data.stores).toEqual([{ id: patisserie.id, name: 'Pâtisserie Amandine', logo: patisserie.logo, slug: patisserie.slug, rating: 4.5 }]);
+    expect(accents.body.data.stores).toEqual([
+      { id: patisserie.id, name: 'Pâtisserie Amandine', logo: patisserie.logo, slug: patisserie.slug, rating: 4.5 },
+    ]);
 
     const creme = await server.http.get('/api/v1/global/search?q=CREME');
     expect(creme.body.data.products).toEqual([
@@ -290,8 +300,26 @@ describe('GET /api/v1/global/ads', () => {
     expect(res.body).toEqual({
       success: true,
       data: [
-        { id: first.id, title: 'First', type: 'image', image: first.image, redirect_type: 'store_screen', store_id: store.id, product_id: null, sort_order: 1 },
-        { id: second.id, title: 'Second', type: 'image', image: second.image, redirect_type: 'product_screen', store_id: null, product_id: products[0].id, sort_order: 2 },
+        {
+          id: first.id,
+          title: 'First',
+          type: 'image',
+          image: first.image,
+          redirect_type: 'store_screen',
+          store_id: store.id,
+          product_id: null,
+          sort_order: 1,
+        },
+        {
+          id: second.id,
+          title: 'Second',
+          type: 'image',
+          image: second.image,
+          redirect_type: 'product_screen',
+          store_id: null,
+          product_id: products[0].id,
+          sort_order: 2,
+        },
       ],
     });
   });
@@ -312,7 +340,10 @@ describe('GraphQL: homepage, nearbyStores, search, ads', () => {
     );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data).toEqual({
-      nearbyStores: { stores: [{ id: store.id, name: 'Pizzeria Roma', distanceKm: 1, isOpen: true, categoryName: null }], meta: { total: 1, lastPage: 1 } },
+      nearbyStores: {
+        stores: [{ id: store.id, name: 'Pizzeria Roma', distanceKm: 1, isOpen: true, categoryName: null }],
+        meta: { total: 1, lastPage: 1 },
+      },
       homepage: { stores: [{ id: store.id, isOpen: true, categoryName: null, distanceKm: 1, openingHours: expect.any(Array) }] },
       search: { stores: [{ id: store.id, isOpen: true, categoryName: null, distanceKm: null }], products: [] },
       ads: [{ title: 'Banner' }],

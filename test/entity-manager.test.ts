@@ -16,7 +16,10 @@ import { openTestDatabase } from './helpers/database';
 let db: Database;
 
 beforeAll(async () => {
-  db = await openTestDatabase({ poolMax: 2, limits: { statementTimeoutMs: 1000, lockTimeoutMs: 200, idleInTransactionTimeoutMs: 30_000, acquireTimeoutMs: 200 } });
+  db = await openTestDatabase({
+    poolMax: 2,
+    limits: { statementTimeoutMs: 1000, lockTimeoutMs: 200, idleInTransactionTimeoutMs: 30_000, acquireTimeoutMs: 200 },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -87,8 +90,15 @@ describe('em.execute outside a transaction', () => {
     const held = [db.orm.em.fork(), db.orm.em.fork()];
     const sleeping = held.map((em) => em.execute('select pg_sleep(0.6)').catch(() => undefined));
     await new Promise((r) => setTimeout(r, 50));
-    const refused = (execute: Promise<unknown>) => execute.then(() => undefined, (e: unknown) => e as DriverException);
-    const [lean, mikro] = await Promise.all([refused(db.orm.em.fork().execute('select 1')), refused(reference(db.orm.em.fork(), 'select 1'))]);
+    const refused = (execute: Promise<unknown>) =>
+      execute.then(
+        () => undefined,
+        (e: unknown) => e as DriverException,
+      );
+    const [lean, mikro] = await Promise.all([
+      refused(db.orm.em.fork().execute('select 1')),
+      refused(reference(db.orm.em.fork(), 'select 1')),
+    ]);
     await Promise.all(sleeping);
     expect(lean).toBeInstanceOf(DriverException);
     expect(lean!.constructor).toBe(mikro!.constructor);
@@ -126,7 +136,11 @@ describe('em.execute inside a transaction', () => {
     });
     await new Promise((r) => setTimeout(r, 50));
     try {
-      const refused = (execute: Promise<unknown>) => execute.then(() => new DriverException(new Error('not refused')), (e: unknown) => e as DriverException);
+      const refused = (execute: Promise<unknown>) =>
+        execute.then(
+          () => new DriverException(new Error('not refused')),
+          (e: unknown) => e as DriverException,
+        );
       const lean = await refused(em.execute('select * from lean_lock'));
       const mikro = await refused(reference(em, 'select * from lean_lock'));
       const inside = await refused(em.transactional((tx) => tx.execute('select * from lean_lock')));

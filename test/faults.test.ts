@@ -138,7 +138,10 @@ const redisUrl = process.env.REDIS_URL;
       const owner = wsClient(s.wsUrl, w.owner.token);
       clients.push(customer, owner);
       const tracking = subscribe<{ seq: number; status: string }>(customer, `subscription { orderUpdates(orderId: ${id}) { seq status } }`);
-      const dashboard = subscribe<{ orderId: number; seq: number; status: string }>(owner, `subscription { storeOrderUpdates { orderId seq status } }`);
+      const dashboard = subscribe<{ orderId: number; seq: number; status: string }>(
+        owner,
+        `subscription { storeOrderUpdates { orderId seq status } }`,
+      );
       await tracking.waitFor(1);
       await new Promise((r) => setTimeout(r, 300)); // the store stream is listening
 

@@ -24,7 +24,9 @@ afterEach(() => {
 
 const repeat = (n: number, part: (i: number) => string) => Array.from({ length: n }, (_, i) => part(i)).join(' ');
 const refusedWith = (body: any, limit: string) =>
-  expect(body).toEqual({ errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit }) })] });
+  expect(body).toEqual({
+    errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit }) })],
+  });
 
 /** Every field of a product and of its store: a wide object to nest. */
 const PRODUCT = `id name description price image isActive isFeatured sortOrder storeId menuCategoryId
@@ -55,7 +57,9 @@ describe('POST /graphql', () => {
   });
 
   it('refuses more root fields than the limit, counting fragments', async () => {
-    const res = await server.http.graphql(`query { ...Roots } fragment Roots on Query { ${repeat(LIMITS.rootFields + 1, (i) => `r${i}: mainCategories { id }`)} }`);
+    const res = await server.http.graphql(
+      `query { ...Roots } fragment Roots on Query { ${repeat(LIMITS.rootFields + 1, (i) => `r${i}: mainCategories { id }`)} }`,
+    );
     expect(res.status).toBe(400);
     refusedWith(res.body, 'rootFields');
     const within = await server.http.graphql(`query { ${repeat(LIMITS.rootFields, (i) => `r${i}: mainCategories { id }`)} }`);
@@ -64,7 +68,9 @@ describe('POST /graphql', () => {
   });
 
   it('refuses more directives than the limit', async () => {
-    const res = await server.http.graphql(`query { mainCategories { id ${repeat(LIMITS.directives + 1, () => '__typename @include(if: true)')} } }`);
+    const res = await server.http.graphql(
+      `query { mainCategories { id ${repeat(LIMITS.directives + 1, () => '__typename @include(if: true)')} } }`,
+    );
     expect(res.status).toBe(400);
     refusedWith(res.body, 'directives');
   });
@@ -80,7 +86,9 @@ describe('POST /graphql', () => {
   });
 
   it('keeps the depth rule and its code', async () => {
-    const res = await server.http.graphql(`query { __schema { types { fields { type { ${'ofType { '.repeat(9)}name${' }'.repeat(9)} } } } } }`);
+    const res = await server.http.graphql(
+      `query { __schema { types { fields { type { ${'ofType { '.repeat(9)}name${' }'.repeat(9)} } } } } }`,
+    );
     expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
   });
 });
@@ -90,10 +98,21 @@ describe('the websocket', () => {
     const { token } = await registerCustomer(server);
     const raw = await initSocket(server.wsUrl, token);
     sockets.push(raw);
-    raw.send({ id: '1', type: 'subscribe', payload: { query: `subscription { driverOrderUpdates { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: seq`)} } }` } });
+    raw.send({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: `subscription { driverOrderUpdates { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: seq`)} } }` },
+    });
     const error = await raw.next('error');
-    expect(error).toMatchObject({ id: '1', payload: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX' }) })] });
-    raw.send({ id: '2', type: 'subscribe', payload: { query: `subscription { driverOrderUpdates { ${repeat(1500, (i) => `a${i}: seq`)} } }` } });
+    expect(error).toMatchObject({
+      id: '1',
+      payload: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX' }) })],
+    });
+    raw.send({
+      id: '2',
+      type: 'subscribe',
+      payload: { query: `subscription { driverOrderUpdates { ${repeat(1500, (i) => `a${i}: seq`)} } }` },
+    });
     await new Promise((r) => setTimeout(r, 200));
     expect(raw.messages.filter((m) => m.type === 'error').map((m) => [m.id, m.payload[0].extensions])).toEqual([
       ['1', { code: 'QUERY_TOO_COMPLEX', limit: 'aliases' }],
@@ -107,7 +126,11 @@ describe('the REST route table', () => {
   it('holds every row to the same limits when it compiles (a row over them fails the boot)', async () => {
     const schema = await buildAppSchema();
     expect(() => compileRoutes(schema, restRoutes)).not.toThrow();
-    const flood = { method: 'GET' as const, path: '/x', document: `query { mainCategories { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: id`)} } }` };
+    const flood = {
+      method: 'GET' as const,
+      path: '/x',
+      document: `query { mainCategories { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: id`)} } }`,
+    };
     expect(() => compileRoutes(schema, [flood])).toThrow(/Aliases limit of 60 exceeded/);
   });
 });
@@ -121,7 +144,10 @@ describe('field suggestions', () => {
   });
 
   it('are not given in production, over HTTP or the websocket', async () => {
-    const production = await startTestServer({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://unused@127.0.0.1/unused', OTP_TEST_NUMBERS: '' }, server.db);
+    const production = await startTestServer(
+      { NODE_ENV: 'production', DATABASE_URL: 'postgresql://unused@127.0.0.1/unused', OTP_TEST_NUMBERS: '' },
+      server.db,
+    );
     try {
       const res = await production.http.graphql(typo);
       expect(res.status).toBe(400);

@@ -148,10 +148,10 @@ async function blocksPlan(point: GeoPoint, listing: HomeListing | null): Promise
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
-describe('home store blocks where few stores deliver, from the reach index\'s list', () => {
+describe("home store blocks where few stores deliver, from the reach index's list", () => {
   const index = async (): Promise<ReachAnswers> => (await reachIndex(em(), { wait: true }))!;
 
-  it('ranks the listed deliverers at the list\'s version, like the full ranking', async () => {
+  it("ranks the listed deliverers at the list's version, like the full ranking", async () => {
     let listed = 0;
     for (const { name, point } of points()) {
       if (!point) {
@@ -179,7 +179,10 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
         const got = await listedBlocks(point, size, sources, walk, without);
         expect({ label, stores: got.stores.map((s) => s.id) }).not.toEqual({ label, stores: expected.stores.map((s) => s.id) });
         // At another version the list is not used: the walks or the box answer, exactly.
-        expect({ label, ...(await listedBlocks(point, size, sources, walk, { ...without, version: 'other' })) }).toEqual({ label, ...expected });
+        expect({ label, ...(await listedBlocks(point, size, sources, walk, { ...without, version: 'other' })) }).toEqual({
+          label,
+          ...expected,
+        });
       }
     }
     // Lists answered at sparse points (and at sea: none listed, none ranked).
@@ -191,7 +194,11 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
     const copy = await index();
     let point: GeoPoint | undefined;
     for (const p of points()) {
-      if (p.point && (homeListing(copy, p.point, 1)?.ids.length ?? 0) > 0 && !(await walkedStoreBlocks(em(), p.point, SIZE, SOURCES, HOME_WALK))) {
+      if (
+        p.point &&
+        (homeListing(copy, p.point, 1)?.ids.length ?? 0) > 0 &&
+        !(await walkedStoreBlocks(em(), p.point, SIZE, SOURCES, HOME_WALK))
+      ) {
         point = p.point;
         break;
       }
@@ -199,11 +206,16 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
     expect(point).toBeDefined();
     const listing = homeListing(copy, point, 1)!;
     const byId = new RegExp(`Index Scan using stores_pkey on stores s[^\\n]*rows=${listing.ids.length} loops=1`);
-    const read = (plan: string, index: string) => plan.split('\n').filter((line) => line.includes(`using ${index}`) && /rows=[1-9]/.test(line)).length;
+    const read = (plan: string, index: string) =>
+      plan.split('\n').filter((line) => line.includes(`using ${index}`) && /rows=[1-9]/.test(line)).length;
     // Without the walks: the listed rows only.
     const first = await blocksPlan(point!, { ...listing, skipWalks: true });
     expect(first).toMatch(byId);
-    expect({ earth: read(first, 'stores_earth_index'), popular: read(first, 'stores_popularity_index'), rating: read(first, 'stores_rating_index') }).toEqual({
+    expect({
+      earth: read(first, 'stores_earth_index'),
+      popular: read(first, 'stores_popularity_index'),
+      rating: read(first, 'stores_rating_index'),
+    }).toEqual({
       earth: 0,
       popular: 0,
       rating: 0,
@@ -235,7 +247,10 @@ describe('home store blocks where few stores deliver, from the reach index\'s li
       const expected = await referenceBlocks(point, SIZE, SOURCES);
       expect(expected.top_rated_stores[0].id).toBe(outsider.id);
       for (const skipWalks of [true, false]) {
-        expect({ skipWalks, ...(await listedBlocks(point, SIZE, SOURCES, HOME_WALK, { ...listing, skipWalks })) }).toEqual({ skipWalks, ...expected });
+        expect({ skipWalks, ...(await listedBlocks(point, SIZE, SOURCES, HOME_WALK, { ...listing, skipWalks })) }).toEqual({
+          skipWalks,
+          ...expected,
+        });
       }
     } finally {
       await em().execute('update stores set delivery_radius_km = ?, rating = ?, rating_count = ? where id = ?', [

@@ -13,7 +13,11 @@ useTestServer((s) => {
 
 describe('security headers', () => {
   it('are on every API answer, errors included', async () => {
-    for (const res of [await server.http.get('/api/v1/global/search?q=pizza'), await server.http.get('/nope'), await server.http.graphql('{ mainCategories { id } }')]) {
+    for (const res of [
+      await server.http.get('/api/v1/global/search?q=pizza'),
+      await server.http.get('/nope'),
+      await server.http.graphql('{ mainCategories { id } }'),
+    ]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -50,7 +54,11 @@ describe('CORS', () => {
   const preflight = (url: string, origin: string) =>
     fetch(`${url}/api/v1/customer/orders`, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, idempotency-key',
+      },
     });
 
   it('is off by default: no Access-Control headers for any origin', async () => {
@@ -80,6 +88,9 @@ describe('CORS', () => {
   it('refuses a malformed or wildcard allow-list at start', () => {
     expect(() => loadConfig({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS entry "\*" must be an origin/);
     expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example/path' })).toThrow(/CORS_ORIGINS entry/);
-    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
   });
 });

@@ -27,12 +27,21 @@ describe('control characters', () => {
       ['offer token', () => t.server.http.get(`/api/v1/store/offers/${encodeURIComponent(`abc${NUL}`)}`), 'token'],
       [
         'address line',
-        () => t.server.http.post('/api/v1/customer/addresses', { label: 'Home', line1: `5 Rue${NUL}`, city: 'Casablanca', latitude: 33.6, longitude: -7.6 }, { token: t.w.customer.token }),
+        () =>
+          t.server.http.post(
+            '/api/v1/customer/addresses',
+            { label: 'Home', line1: `5 Rue${NUL}`, city: 'Casablanca', latitude: 33.6, longitude: -7.6 },
+            { token: t.w.customer.token },
+          ),
         'line1',
       ],
       ['special instructions', () => placeOrder(t.server, t.w, withInstructions(`ring${NUL}twice`)), 'items.0.special_instructions'],
       ['promo code', () => placeOrder(t.server, t.w, cart(t.w, { code_promo: `SAVE${NUL}` })), 'code_promo'],
-      ['escape (ESC) in a name', () => t.server.http.post('/v1/auth/customer/send-otp', { phone_number: `+1415\u001b[2J5550101` }), 'phone_number'],
+      [
+        'escape (ESC) in a name',
+        () => t.server.http.post('/v1/auth/customer/send-otp', { phone_number: `+1415\u001b[2J5550101` }),
+        'phone_number',
+      ],
     ];
     for (const [what, send, field] of cases) {
       const res = await send();
@@ -48,13 +57,19 @@ describe('control characters', () => {
 
   it('are refused over GraphQL with VALIDATION naming the field inside the input', async () => {
     const res = await t.server.http.graphql('query($q: String!) { search(q: $q) { stores { id } } }', { q: `a${NUL}` });
-    expect(res.body.errors[0].extensions).toEqual({ code: 'VALIDATION', fields: { q: ['The q field must not contain control characters.'] } });
+    expect(res.body.errors[0].extensions).toEqual({
+      code: 'VALIDATION',
+      fields: { q: ['The q field must not contain control characters.'] },
+    });
     const address = await t.server.http.graphql(
       'mutation($input: AddressInput!) { createAddress(input: $input) { address { id } } }',
       { input: { label: 'Home', line1: `x${NUL}`, city: 'Casablanca', latitude: 33.6, longitude: -7.6 } },
       { token: t.w.customer.token },
     );
-    expect(address.body.errors[0].extensions).toEqual({ code: 'VALIDATION', fields: { line1: ['The line1 field must not contain control characters.'] } });
+    expect(address.body.errors[0].extensions).toEqual({
+      code: 'VALIDATION',
+      fields: { line1: ['The line1 field must not contain control characters.'] },
+    });
   });
 });
 
@@ -81,7 +96,12 @@ describe('token claims', () => {
 
   it('a validly signed token whose jti is not a UUID, or whose sub is not an id, is 401 (not 500)', async () => {
     const user = String(t.w.customer.user.id);
-    for (const claims of [{ sub: user, jti: 'not-a-uuid' }, { sub: user, jti: 42 }, { sub: `${user}.5`, jti: '0b6f7c5e-4a57-4a55-9d7b-6e1f0a1b2c3d' }, { sub: user }]) {
+    for (const claims of [
+      { sub: user, jti: 'not-a-uuid' },
+      { sub: user, jti: 42 },
+      { sub: `${user}.5`, jti: '0b6f7c5e-4a57-4a55-9d7b-6e1f0a1b2c3d' },
+      { sub: user },
+    ]) {
       const res = await t.server.http.get('/v1/auth/customer/me', { token: sign(claims) });
       expect([claims, res.status, res.body]).toEqual([claims, 401, { message: 'The token is invalid.' }]);
     }
@@ -89,4 +109,3 @@ describe('token claims', () => {
     expect((await t.server.http.get('/api/v1/global/search?q=pizza', { token: sign({ sub: user, jti: 'x' }) })).status).toBe(200);
   });
 });
-

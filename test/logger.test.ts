@@ -34,7 +34,10 @@ describe('createLogger', () => {
 
   it('pretty still redacts tokens and codes', async () => {
     const out = capture();
-    createLogger('info', 'pretty', out.stream).info({ headers: { authorization: 'Bearer secret-token' }, body: { code: '123456' } }, 'incoming');
+    createLogger('info', 'pretty', out.stream).info(
+      { headers: { authorization: 'Bearer secret-token' }, body: { code: '123456' } },
+      'incoming',
+    );
     await settle();
     expect(out.text()).not.toContain('secret-token');
     expect(out.text()).not.toContain('123456');

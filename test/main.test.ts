@@ -33,7 +33,11 @@ const running = new Set<ChildProcess>();
 function start(env: Record<string, string | undefined>): Running {
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   const lines: string[] = [];
   let partial = '';
@@ -157,7 +161,11 @@ describe('npm start entry (src/main.ts)', () => {
       expect(listening.msg).toBe(`listening on http://localhost:${port} (REST, POST /graphql, ws /graphql)`);
 
       // One record per request, naming the path asked for (also under a mounted router).
-      await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       const request = await app.waitForLog((l) => l.msg === 'request');
       expect(request).toMatchObject({ method: 'POST', path: '/graphql', status: 200 });
 

@@ -35,7 +35,12 @@ describe('GET /api/v1/store/menus', () => {
     expect(res.body.success).toBe(true);
     expect(ids(res.body.data.menus)).toEqual([w.m3.id, w.m2.id, w.m1.id]);
     expect(res.body.data.menus[0]).toEqual({
-      id: w.m3.id, store_id: w.m3.store.id, name: 'Brunch', description: null, is_active: true, sort_order: 0,
+      id: w.m3.id,
+      store_id: w.m3.store.id,
+      name: 'Brunch',
+      description: null,
+      is_active: true,
+      sort_order: 0,
     });
     expect(res.body.data.meta).toEqual({ total: 3, per_page: 15, current_page: 1, last_page: 1 });
 
@@ -70,13 +75,19 @@ describe('GET /api/v1/store/menu-categories', () => {
     const res = await t.server.http.get('/api/v1/store/menu-categories');
     expect(res.status).toBe(200);
     expect(ids(res.body.data.menu_categories)).toEqual([w.c3.id, w.c2.id, w.c1.id]);
-    expect(res.body.data.menu_categories[0]).toEqual({ id: w.c3.id, store_id: w.m3.store.id, menu_id: w.m3.id, name: w.c3.name, sort_order: 0 });
+    expect(res.body.data.menu_categories[0]).toEqual({
+      id: w.c3.id,
+      store_id: w.m3.store.id,
+      menu_id: w.m3.id,
+      name: w.c3.name,
+      sort_order: 0,
+    });
     expect(res.body.data.meta).toEqual({ total: 3, per_page: 15, current_page: 1, last_page: 1 });
     const one = await t.server.http.get('/api/v1/store/menu-categories?per_page=1&page=3');
     expect(ids(one.body.data.menu_categories)).toEqual([w.c1.id]);
   });
 
-  it("an owner keeps their own view: every category of their stores", async () => {
+  it('an owner keeps their own view: every category of their stores', async () => {
     const w = await world();
     const res = await t.server.http.get('/api/v1/store/menu-categories', { token: t.owner.token });
     expect(ids(res.body.data.menu_categories).sort()).toEqual([w.c1.id, w.cInactive.id].sort());

@@ -201,11 +201,9 @@ describe('nearby at city scale answers like the full sort', () => {
     expect(await reachIndex(em())).toBe(index);
   }, 120_000);
 
-  it('answers from the copy in hand in one statement, with each store\'s category and open now', async () => {
+  it("answers from the copy in hand in one statement, with each store's category and open now", async () => {
     await reachIndex(em(), { wait: true });
-    const categories = new Map(
-      (await readViews(em(), StoreCategory, 'c', 'from store_categories c')).map((c) => [c.id, c] as const),
-    );
+    const categories = new Map((await readViews(em(), StoreCategory, 'c', 'from store_categories c')).map((c) => [c.id, c] as const));
     let cards = 0;
     for (const at of [NOW, new Date('2026-03-04T22:30:00Z')]) {
       const localTimes = await localTimesAt(em(), at);
@@ -224,7 +222,10 @@ describe('nearby at city scale answers like the full sort', () => {
             expect({ label, statements: execute.mock.calls.length }).toEqual({ label, statements: 1 });
             const ids = got.stores.map((s) => s.id);
             const open = ids.length
-              ? await em().execute<{ id: number; open: boolean }[]>('select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)', [localTimes, ids])
+              ? await em().execute<{ id: number; open: boolean }[]>(
+                  'select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)',
+                  [localTimes, ids],
+                )
               : [];
             const openOf = new Map(open.map((r) => [r.id, r.open]));
             for (const store of got.stores) {
@@ -244,12 +245,16 @@ describe('nearby at city scale answers like the full sort', () => {
     expect(cards).toBeGreaterThan(500);
   }, 120_000);
 
-  it('throws the page away when a write commits between the copy\'s answer and the page\'s statement', async () => {
+  it("throws the page away when a write commits between the copy's answer and the page's statement", async () => {
     const [{ id: other }] = await em().execute<{ id: number }[]>('select id from stores where is_active order by id desc limit 1');
     for (const [name, write] of [
       ['a store rated best', (ids: number[]) => `update stores set rating = 5, rating_count = 1000000 where id = ${ids[40]}`],
       ['the first store closed down', (ids: number[]) => `update stores set is_active = false where id = ${ids[0]}`],
-      ['an offer added', (ids: number[]) => `insert into offers (store_id, title, discount, token, starts_at) values (${ids[3]}, 'race', 10, 'race-${ids[3]}', now() - interval '1 hour')`],
+      [
+        'an offer added',
+        (ids: number[]) =>
+          `insert into offers (store_id, title, discount, token, starts_at) values (${ids[3]}, 'race', 10, 'race-${ids[3]}', now() - interval '1 hour')`,
+      ],
       ['a store elsewhere', () => `update stores set delivery_time = delivery_time + 1 where id = ${other}`],
     ] as const) {
       const index = await reachIndex(em(), { wait: true });
@@ -322,9 +327,11 @@ describe('nearby at city scale answers like the full sort', () => {
 
   it('reads edge rows as PostgreSQL does: 24:00, one-second and all-day periods, past midnight, infinite and empty offers, an unknown zone', async () => {
     // The most central stores get the edge cases (the loader's text parsing, store_is_open's rule at each boundary).
-    const ids = (await em().execute<{ id: number }[]>(
-      `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 8`,
-    )).map((r) => r.id);
+    const ids = (
+      await em().execute<{ id: number }[]>(
+        `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 8`,
+      )
+    ).map((r) => r.id);
     await em().execute(`delete from store_opening_hours where store_id in (?)`, [ids]);
     await em().execute(`delete from offers where store_id in (?)`, [ids]);
     // 2026-03-04 is a Wednesday (3), Africa/Casablanca at UTC+1.
@@ -334,7 +341,9 @@ describe('nearby at city scale answers like the full sort', () => {
          (${ids[3]}, 2, '23:59:59', '13:00:01'), (${ids[4]}, 3, '00:00', '00:00'), (${ids[5]}, 3, '13:00:01', '13:00')`,
     );
     await em().execute(`update stores set timezone = 'Mars/Olympus_Mons' where id = ${ids[6]}`);
-    await em().execute(`insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at) values (${ids[6]}, 3, '00:00', '23:00')`);
+    await em().execute(
+      `insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at) values (${ids[6]}, 3, '00:00', '23:00')`,
+    );
     await em().execute(
       `insert into offers (store_id, title, discount, token, starts_at, ends_at) values
          (${ids[0]}, 'always', 5, 'edge-0', '-infinity', 'infinity'), (${ids[1]}, 'open start', 5, 'edge-1', null, '2026-03-04T12:00:00.0005Z'),
@@ -345,7 +354,19 @@ describe('nearby at city scale answers like the full sort', () => {
     const zone = 'Africa/Casablanca';
     const noonUtc = Date.parse('2026-03-04T12:00:00Z');
     const offset = Date.parse(`${JSON.parse(localTimesOf([zone], new Date(noonUtc)))[zone]}Z`) - noonUtc;
-    const locals = ['03T23:59:59', '04T00:00:00', '04T11:59:59', '04T12:00:00', '04T13:00:00', '04T13:00:01', '04T13:00:02', '04T23:59:59', '05T00:00:00', '05T13:00:00', '05T13:00:01'];
+    const locals = [
+      '03T23:59:59',
+      '04T00:00:00',
+      '04T11:59:59',
+      '04T12:00:00',
+      '04T13:00:00',
+      '04T13:00:01',
+      '04T13:00:02',
+      '04T23:59:59',
+      '05T00:00:00',
+      '05T13:00:00',
+      '05T13:00:01',
+    ];
     const seen = ids.slice(0, 7).map(() => new Set<boolean>());
     for (const local of locals) {
       const at = new Date(Date.parse(`2026-03-${local}Z`) - offset);
@@ -357,7 +378,10 @@ describe('nearby at city scale answers like the full sort', () => {
       const json = localTimesOf(index.zones, at);
       const openAt = new Map(Object.entries(JSON.parse(json) as Record<string, string>).map(([z, wall]) => [z, weekSeconds(wall)!]));
       expect({ local, total: index.count({ ...CASABLANCA, radiusKm: 3, openAt }) }).toEqual({ local, total: expected.total });
-      const rows = await em().execute<{ id: number; open: boolean }[]>(`select id, store_is_open(id, ?::jsonb) as open from stores where id in (?) order by id`, [json, ids]);
+      const rows = await em().execute<{ id: number; open: boolean }[]>(
+        `select id, store_is_open(id, ?::jsonb) as open from stores where id in (?) order by id`,
+        [json, ids],
+      );
       const sql = new Map(rows.map((r) => [r.id, r.open]));
       const copy = index.openNow(ids, openAt);
       expect({ local, open: copy }).toEqual({ local, open: ids.map((id) => sql.get(id)) });

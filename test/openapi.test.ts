@@ -13,7 +13,15 @@ useTestServer((s, f) => {
   make = f;
 });
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; anyOf?: Schema[]; const?: unknown; enum?: unknown[] };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  const?: unknown;
+  enum?: unknown[];
+};
 
 /** The JSON-schema subset the document uses; answers the paths that do not conform. */
 function violations(value: unknown, schema: Schema, path = '$'): string[] {
@@ -26,8 +34,14 @@ function violations(value: unknown, schema: Schema, path = '$'): string[] {
   if (kind === 'object' && schema.properties) {
     const object = value as Record<string, unknown>;
     const missing = (schema.required ?? []).filter((k) => !(k in object)).map((k) => `${path}.${k}: missing`);
-    const extra = Object.keys(object).filter((k) => !(k in schema.properties!)).map((k) => `${path}.${k}: not described`);
-    return [...missing, ...extra, ...Object.entries(schema.properties).flatMap(([k, s]) => (k in object ? violations(object[k], s, `${path}.${k}`) : []))];
+    const extra = Object.keys(object)
+      .filter((k) => !(k in schema.properties!))
+      .map((k) => `${path}.${k}: not described`);
+    return [
+      ...missing,
+      ...extra,
+      ...Object.entries(schema.properties).flatMap(([k, s]) => (k in object ? violations(object[k], s, `${path}.${k}`) : [])),
+    ];
   }
   return [];
 }
@@ -40,7 +54,12 @@ describe('GET /openapi.json', () => {
     const operations = Object.values(res.body.paths as Record<string, object>).flatMap((p) => Object.keys(p));
     expect(operations).toHaveLength(restRoutes.length);
     const nearby = res.body.paths['/api/v1/stores/nearby'].get;
-    expect(nearby.parameters.find((p: { name: string }) => p.name === 'lat')).toEqual({ name: 'lat', in: 'query', required: true, schema: { type: 'number' } });
+    expect(nearby.parameters.find((p: { name: string }) => p.name === 'lat')).toEqual({
+      name: 'lat',
+      in: 'query',
+      required: true,
+      schema: { type: 'number' },
+    });
     const checkout = res.body.paths['/api/v1/customer/orders'].post;
     expect(checkout.requestBody.content['application/json'].schema.required).toEqual(['store_id', 'address_id', 'items']);
     expect(checkout.parameters).toEqual([{ name: 'idempotency-key', in: 'header', required: false, schema: { type: 'string' } }]);

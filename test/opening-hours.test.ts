@@ -27,7 +27,10 @@ async function openAt(store: Store, instant: string): Promise<boolean> {
   const graphql = await server.http.graphql(`query($id: String!) { store(idOrSlug: $id) { isOpen } }`, { id: String(store.id) });
   const nearby = await server.http.get(`/api/v1/stores/nearby?lat=${CASABLANCA.lat}&lng=${CASABLANCA.lng}&is_open=1&per_page=50`);
   const listed = nearby.body.data.stores.some((s: { id: number }) => s.id === store.id);
-  expect({ graphql: graphql.body.data.store.isOpen, listed }).toEqual({ graphql: details.body.data.is_open, listed: details.body.data.is_open });
+  expect({ graphql: graphql.body.data.store.isOpen, listed }).toEqual({
+    graphql: details.body.data.is_open,
+    listed: details.body.data.is_open,
+  });
   return details.body.data.is_open;
 }
 
@@ -62,7 +65,12 @@ describe('Europe/Paris across its DST changes (last Sundays of March and October
 
 describe('periods past midnight', () => {
   it("Friday 18:00–02:00 and Saturday 22:00–01:00 carry into the next day, Saturday's into Sunday", async () => {
-    const store = await make.store({ hours: [[5, '18:00', '02:00'], [6, '22:00', '01:00']] });
+    const store = await make.store({
+      hours: [
+        [5, '18:00', '02:00'],
+        [6, '22:00', '01:00'],
+      ],
+    });
     expect(await openAt(store, '2026-11-20T16:59:00Z')).toBe(false); // Friday 17:59
     expect(await openAt(store, '2026-11-20T22:00:00Z')).toBe(true); // Friday 23:00
     expect(await openAt(store, '2026-11-21T00:30:00Z')).toBe(true); // Saturday 01:30, Friday's period
@@ -76,7 +84,9 @@ describe('periods past midnight', () => {
 describe("checkout's closed check uses the same rule", () => {
   it('takes the order at 08:11 in Casablanca and refuses it at 07:59', async () => {
     const w = await orderWorld(server, make);
-    await server.db.orm.em.fork().execute(`update store_opening_hours set opens_at = '08:00', closes_at = '22:00' where store_id = ?`, [w.owner.store.id]);
+    await server.db.orm.em
+      .fork()
+      .execute(`update store_opening_hours set opens_at = '08:00', closes_at = '22:00' where store_id = ?`, [w.owner.store.id]);
     clock.set('2026-11-23T06:59:00Z');
     const closed = await placeOrder(server, w, cart(w));
     expect(closed.status).toBe(422);

@@ -8,10 +8,12 @@ import { countStatements } from './helpers/statements';
 const t = useOrderWorld();
 beforeEach(async () => {
   const category = await t.make.storeCategory({ name: 'Pizza', icon: 'pizza' });
-  await t.server.db.orm.em.fork().execute(`update stores set category_id = ?, description = 'Wood-fired', rating = 4.4, rating_count = 12 where id = ?`, [
-    category.id,
-    t.w.owner.store.id,
-  ]);
+  await t.server.db.orm.em
+    .fork()
+    .execute(`update stores set category_id = ?, description = 'Wood-fired', rating = 4.4, rating_count = 12 where id = ?`, [
+      category.id,
+      t.w.owner.store.id,
+    ]);
   await t.make.offer({ storeId: t.w.owner.store.id, title: 'Two for one' });
 });
 

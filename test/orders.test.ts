@@ -14,7 +14,8 @@ const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork()
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const storeStep = (id: number, step: string, body?: unknown, token = t.w.owner.token) =>
   t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token });
-const driverStep = (id: number, step: string, token: string) => t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const driverStep = (id: number, step: string, token: string) =>
+  t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
 const near = () => northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5);
 
 async function newOrder(): Promise<number> {
@@ -55,8 +56,21 @@ describe('GET /api/v1/customer/orders/{id}', () => {
     const res = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
     expect(res.status).toBe(200);
     const order = res.body.data;
-    expect(order).toMatchObject({ id, status: 'pending_acceptance', total: 213, subtotal: 198, delivery_fee: 15, discount: 0, driver: null });
-    expect(order.store).toMatchObject({ id: t.w.owner.store.id, name: t.w.owner.store.name, address: t.w.owner.store.address, latitude: t.w.owner.store.latitude });
+    expect(order).toMatchObject({
+      id,
+      status: 'pending_acceptance',
+      total: 213,
+      subtotal: 198,
+      delivery_fee: 15,
+      discount: 0,
+      driver: null,
+    });
+    expect(order.store).toMatchObject({
+      id: t.w.owner.store.id,
+      name: t.w.owner.store.name,
+      address: t.w.owner.store.address,
+      latitude: t.w.owner.store.latitude,
+    });
     expect(order.user_address).toEqual({
       label: 'Home',
       line1: '5 Rue Ibnou Sina',
@@ -119,7 +133,13 @@ describe('POST /api/v1/store/orders/{id}/accept', () => {
     const id = await newOrder();
     await storeStep(id, 'accept');
     const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
-    expect(detail.body.data.driver).toEqual({ id: close.driverId, name: 'Omar Driver', phone: close.user.phone_number, latitude: roundCoordinate(near().lat), longitude: roundCoordinate(near().lng) });
+    expect(detail.body.data.driver).toEqual({
+      id: close.driverId,
+      name: 'Omar Driver',
+      phone: close.user.phone_number,
+      latitude: roundCoordinate(near().lat),
+      longitude: roundCoordinate(near().lng),
+    });
     expect(far.driverId).not.toBe(close.driverId);
   });
 });
@@ -221,7 +241,9 @@ describe('the whole journey', () => {
     expect(res.body.data).toEqual({ order_id: id, status: 'cancelled' });
     const later = await newOrder();
     await storeStep(later, 'accept');
-    expect((await t.server.http.post(`/api/v1/customer/orders/${later}/cancel`, undefined, { token: t.w.customer.token })).status).toBe(422);
+    expect((await t.server.http.post(`/api/v1/customer/orders/${later}/cancel`, undefined, { token: t.w.customer.token })).status).toBe(
+      422,
+    );
   });
 });
 
@@ -261,9 +283,16 @@ describe('GraphQL: placeOrder, myOrders, myOrder, acceptOrder', () => {
     );
     expect(placed.body.errors).toBeUndefined();
     const { orderId } = placed.body.data.placeOrder.placed;
-    expect(placed.body.data.placeOrder).toEqual({ message: 'Order placed successfully.', placed: { orderId, status: 'pending_acceptance', total: 51 } });
+    expect(placed.body.data.placeOrder).toEqual({
+      message: 'Order placed successfully.',
+      placed: { orderId, status: 'pending_acceptance', total: 51 },
+    });
 
-    const accepted = await t.server.http.graphql(`mutation($id: Int!) { acceptOrder(id: $id) { order { status } } }`, { id: orderId }, { token: t.w.owner.token });
+    const accepted = await t.server.http.graphql(
+      `mutation($id: Int!) { acceptOrder(id: $id) { order { status } } }`,
+      { id: orderId },
+      { token: t.w.owner.token },
+    );
     expect(accepted.body.data.acceptOrder.order.status).toBe('accepted');
 
     const read = await t.server.http.graphql(
@@ -273,7 +302,12 @@ describe('GraphQL: placeOrder, myOrders, myOrder, acceptOrder', () => {
     );
     expect(read.body.data).toEqual({
       myOrders: [{ id: orderId }],
-      myOrder: { status: 'accepted', total: 51, items: [{ productName: 'Cola', quantity: 3, totalPrice: 36 }], timeline: [{ status: 'pending_acceptance' }, { status: 'accepted' }] },
+      myOrder: {
+        status: 'accepted',
+        total: 51,
+        items: [{ productName: 'Cola', quantity: 3, totalPrice: 36 }],
+        timeline: [{ status: 'pending_acceptance' }, { status: 'accepted' }],
+      },
     });
 
     const invalid = await t.server.http.graphql(
@@ -281,6 +315,9 @@ describe('GraphQL: placeOrder, myOrders, myOrder, acceptOrder', () => {
       { input: { storeId: t.w.owner.store.id, addressId: t.w.addressId, items: [{ productId: t.w.cola.id, quantity: 0 }] } },
       { token: t.w.customer.token },
     );
-    expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION', fields: { 'items.0.quantity': ['quantity must be at least 1'] } });
+    expect(invalid.body.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION',
+      fields: { 'items.0.quantity': ['quantity must be at least 1'] },
+    });
   });
 });

@@ -14,7 +14,8 @@ useTestServer((s) => {
   server = s;
 });
 
-const page = (url: string, accept = 'text/html,application/xhtml+xml,*/*;q=0.8', headers: Record<string, string> = {}) => fetch(url, { headers: { accept, ...headers } });
+const page = (url: string, accept = 'text/html,application/xhtml+xml,*/*;q=0.8', headers: Record<string, string> = {}) =>
+  fetch(url, { headers: { accept, ...headers } });
 
 /** Every src/href of a page: all must be paths on this origin (or data:). */
 const references = (html: string) => [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
@@ -26,7 +27,12 @@ describe('GET /docs', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     expect(res.headers.get('content-security-policy')).toBe(PAGE_CSP);
     const html = await res.text();
-    expect(references(html)).toEqual(['/docs/assets/favicon-32x32.png', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
+    expect(references(html)).toEqual([
+      '/docs/assets/favicon-32x32.png',
+      '/docs/assets/swagger-ui.css',
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/init.js',
+    ]);
     expect(html).not.toMatch(/<script>/); // no inline script
 
     const init = await fetch(`${server.url}/docs/init.js`);
@@ -65,7 +71,9 @@ describe('GET /graphql', () => {
     expect(await html.text()).toContain('<div id="graphiql">');
 
     // (Apollo's CSRF guard wants a preflight header on GET operations.)
-    const get = await page(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, undefined, { 'apollo-require-preflight': 'true' });
+    const get = await page(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, undefined, {
+      'apollo-require-preflight': 'true',
+    });
     expect(await get.json()).toEqual({ data: { __typename: 'Query' } });
     const json = await page(`${server.url}/graphql`, 'application/json');
     expect(json.headers.get('content-type')).toMatch(/application\/json/);

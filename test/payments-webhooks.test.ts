@@ -67,7 +67,10 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     const { id, intent } = await cardOrder();
     const authorised = t.fake.confirm(intent, 'authorized');
     const amount = await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', { ...authorised, amount: 100 }));
-    const currency = await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', { ...authorised, currency: 'eur' }));
+    const currency = await postWebhook(
+      t.server,
+      t.fake.event('payment_intent.amount_capturable_updated', { ...authorised, currency: 'eur' }),
+    );
     expect(amount.body).toEqual({ received: true, outcome: 'refused' });
     expect(currency.body).toEqual({ received: true, outcome: 'refused' });
     expect((await detail(id)).payment.status).toBe('pending');
@@ -98,7 +101,9 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       }),
     );
     expect(res.body).toEqual({ received: true, outcome: 'ignored' });
-    expect((await postWebhook(t.server, t.fake.event('customer.created', { id: 'cus_1', object: 'customer' }))).body.outcome).toBe('ignored');
+    expect((await postWebhook(t.server, t.fake.event('customer.created', { id: 'cus_1', object: 'customer' }))).body.outcome).toBe(
+      'ignored',
+    );
   });
 
   it('a webhook racing the reject ends consistent: rejected, and the hold released', async () => {
@@ -139,9 +144,13 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       currency: 'mad',
       metadata: {},
     };
-    expect((await postWebhook(t.server, t.fake.event('charge.refunded', { ...charge, amount_refunded: 5000 }))).body.outcome).toBe('applied');
+    expect((await postWebhook(t.server, t.fake.event('charge.refunded', { ...charge, amount_refunded: 5000 }))).body.outcome).toBe(
+      'applied',
+    );
     expect((await detail(id)).payment).toMatchObject({ status: 'partially_refunded', refunded_amount: 50 });
-    expect((await postWebhook(t.server, t.fake.event('charge.refunded', { ...charge, amount_refunded: 21300 }))).body.outcome).toBe('applied');
+    expect((await postWebhook(t.server, t.fake.event('charge.refunded', { ...charge, amount_refunded: 21300 }))).body.outcome).toBe(
+      'applied',
+    );
     expect((await detail(id)).payment).toMatchObject({ status: 'refunded', refunded_amount: 213 });
     expect((await statuses(id)).slice(-2)).toEqual(['payment_partially_refunded', 'payment_refunded']);
   });

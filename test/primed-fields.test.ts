@@ -8,8 +8,19 @@
  */
 import 'reflect-metadata';
 import { Context } from '../src/context';
-import { activeProductsOfCategory, categoriesOfMenu, optionGroupsOfProduct, supplementsOfProduct, valuesOfOptionGroup } from '../src/modules/catalog/catalog.loaders';
-import { MenuCategoryFieldsResolver, MenuFieldsResolver, OptionGroupFieldsResolver, ProductFieldsResolver } from '../src/modules/catalog/catalog.resolver';
+import {
+  activeProductsOfCategory,
+  categoriesOfMenu,
+  optionGroupsOfProduct,
+  supplementsOfProduct,
+  valuesOfOptionGroup,
+} from '../src/modules/catalog/catalog.loaders';
+import {
+  MenuCategoryFieldsResolver,
+  MenuFieldsResolver,
+  OptionGroupFieldsResolver,
+  ProductFieldsResolver,
+} from '../src/modules/catalog/catalog.resolver';
 import { activeOffersOfStore } from '../src/modules/offers/offer.loaders';
 import { StoreOffersFieldResolver } from '../src/modules/offers/offer.resolver';
 import { openingHoursOfStore } from '../src/modules/stores/store.loaders';

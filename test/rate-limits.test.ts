@@ -34,7 +34,13 @@ describe('order placement', () => {
     const other = await registerCustomer(t.server);
     const address = await t.server.http.post(
       '/api/v1/customer/addresses',
-      { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
+      {
+        label: 'Home',
+        line1: '1 Rue',
+        city: 'Casablanca',
+        latitude: t.w.owner.store.latitude + 0.005,
+        longitude: t.w.owner.store.longitude,
+      },
       { token: other.token },
     );
     expect((await order(t.server, other.token, '203.0.113.2', cart(t.w, { address_id: address.body.data.id }))).status).toBe(201);
@@ -42,7 +48,13 @@ describe('order placement', () => {
 
   it('counts per client IP across customers, and across instances sharing the database', async () => {
     const second = await startTestServer(
-      { TRUST_PROXY: 'true', ORDERS_PER_CUSTOMER_PER_MINUTE: '3', ORDERS_PER_IP_PER_MINUTE: '5', PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '3', PROMO_FAILURES_PER_IP_PER_HOUR: '5' },
+      {
+        TRUST_PROXY: 'true',
+        ORDERS_PER_CUSTOMER_PER_MINUTE: '3',
+        ORDERS_PER_IP_PER_MINUTE: '5',
+        PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '3',
+        PROMO_FAILURES_PER_IP_PER_HOUR: '5',
+      },
       t.server.db,
     );
     try {
@@ -51,7 +63,13 @@ describe('order placement', () => {
       for (const c of customers.slice(1)) {
         const res = await t.server.http.post(
           '/api/v1/customer/addresses',
-          { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
+          {
+            label: 'Home',
+            line1: '1 Rue',
+            city: 'Casablanca',
+            latitude: t.w.owner.store.latitude + 0.005,
+            longitude: t.w.owner.store.longitude,
+          },
           { token: c.token },
         );
         addresses.push(res.body.data.id);
@@ -60,7 +78,9 @@ describe('order placement', () => {
       // Two per customer (under their own limit of 3), alternating instances, one address.
       for (let i = 0; i < 6; i++) {
         const n = i % 3;
-        statuses.push((await order(i % 2 ? second : t.server, customers[n].token, '198.51.100.9', cart(t.w, { address_id: addresses[n] }))).status);
+        statuses.push(
+          (await order(i % 2 ? second : t.server, customers[n].token, '198.51.100.9', cart(t.w, { address_id: addresses[n] }))).status,
+        );
       }
       expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
     } finally {
@@ -85,7 +105,13 @@ describe('promo-code guessing', () => {
     const other = await registerCustomer(t.server);
     const address = await t.server.http.post(
       '/api/v1/customer/addresses',
-      { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
+      {
+        label: 'Home',
+        line1: '1 Rue',
+        city: 'Casablanca',
+        latitude: t.w.owner.store.latitude + 0.005,
+        longitude: t.w.owner.store.longitude,
+      },
       { token: other.token },
     );
     const fine = await order(t.server, other.token, '203.0.113.4', cart(t.w, { address_id: address.body.data.id, code_promo: 'REAL10' }));
@@ -102,7 +128,13 @@ describe('promo-code guessing', () => {
           : (
               await t.server.http.post(
                 '/api/v1/customer/addresses',
-                { label: 'Home', line1: '1 Rue', city: 'Casablanca', latitude: t.w.owner.store.latitude + 0.005, longitude: t.w.owner.store.longitude },
+                {
+                  label: 'Home',
+                  line1: '1 Rue',
+                  city: 'Casablanca',
+                  latitude: t.w.owner.store.latitude + 0.005,
+                  longitude: t.w.owner.store.longitude,
+                },
                 { token: c.token },
               )
             ).body.data.id;

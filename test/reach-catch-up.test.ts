@@ -33,7 +33,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-const version = async () => (await em().execute<{ v: string }[]>(`select coalesce((select version::text from store_reach_version where id = 1), '0') as v`))[0].v;
+const version = async () =>
+  (await em().execute<{ v: string }[]>(`select coalesce((select version::text from store_reach_version where id = 1), '0') as v`))[0].v;
 
 /** The copy in hand after `write`: caught up without a rebuild (asserted), current. */
 async function caughtUp(write: string | (() => Promise<unknown>)): Promise<ReachAnswers> {
@@ -52,7 +53,9 @@ async function caughtUp(write: string | (() => Promise<unknown>)): Promise<Reach
 /** Nearby from the patched copy against SQL alone: pages of every sort, filters, points near the edited stores. */
 async function sameAsSql(index: ReachAnswers, near: number[]): Promise<number> {
   const rnd = new Random(near[0] ?? 1);
-  const spots = await em().execute<{ lat: number; lng: number }[]>(`select latitude as lat, longitude as lng from stores where id in (${near.join(', ') || 'null'})`);
+  const spots = await em().execute<{ lat: number; lng: number }[]>(
+    `select latitude as lat, longitude as lng from stores where id in (${near.join(', ') || 'null'})`,
+  );
   const points = [CASABLANCA, ...spots.map((s) => ({ lat: s.lat + 0.01, lng: s.lng - 0.01 }))];
   let fromCopy = 0;
   for (const point of points) {
@@ -68,7 +71,12 @@ async function sameAsSql(index: ReachAnswers, near: number[]): Promise<number> {
       const page = { limit: 15, offset };
       const got = await findStores(em(), { point, ...filter }, sort, page);
       const sql = await findStoresBySql(em(), { point, ...filter }, sort, page);
-      expect({ sort, filter, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({ sort, filter, ids: sql.stores.map((s) => s.id), total: sql.total });
+      expect({ sort, filter, ids: got.stores.map((s) => s.id), total: got.total }).toEqual({
+        sort,
+        filter,
+        ids: sql.stores.map((s) => s.id),
+        total: sql.total,
+      });
       if (index.count({ ...point, radiusKm: filter.radiusKm, minRating: filter.minRating }) !== null) fromCopy++;
     }
   }
@@ -76,7 +84,7 @@ async function sameAsSql(index: ReachAnswers, near: number[]): Promise<number> {
 }
 
 describe('the reach index under store edits', () => {
-  it('moves the version on what the index reads only: not on an offer\'s title', async () => {
+  it("moves the version on what the index reads only: not on an offer's title", async () => {
     const [{ id }] = await em().execute<{ id: number }[]>(`select id from offers where store_id is not null order by id limit 1`);
     const before = await version();
     const logged = async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from store_reach_changes`))[0].n);
@@ -95,9 +103,11 @@ describe('the reach index under store edits', () => {
   });
 
   it('catches up without a rebuild after a move, a radius, a close, a reopen, hours, offers, an insert and a delete, and answers like SQL', async () => {
-    const central = (await em().execute<{ id: number }[]>(
-      `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 6`,
-    )).map((r) => r.id);
+    const central = (
+      await em().execute<{ id: number }[]>(
+        `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 6`,
+      )
+    ).map((r) => r.id);
     const [a, b, c, d, e, f] = central;
     const edits: [string, string | (() => Promise<unknown>), number[]][] = [
       ['a store moves', `update stores set latitude = latitude + 0.02, longitude = longitude - 0.03 where id = ${a}`, [a]],
@@ -106,10 +116,22 @@ describe('the reach index under store edits', () => {
       ['a store closes down', `update stores set is_active = false where id = ${d}`, [d]],
       ['it reopens, rated best', `update stores set is_active = true, rating = 5, rating_count = 99999 where id = ${d}`, [d]],
       ['hours removed', `delete from store_opening_hours where store_id = ${e}`, [e]],
-      ['hours added', `insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at) values (${e}, 3, '00:00', '23:59')`, [e]],
-      ['an offer added', `insert into offers (store_id, title, discount, token, starts_at) values (${f}, 'new', 10, 'catch-up-${f}', now() - interval '1 hour')`, [f]],
+      [
+        'hours added',
+        `insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at) values (${e}, 3, '00:00', '23:59')`,
+        [e],
+      ],
+      [
+        'an offer added',
+        `insert into offers (store_id, title, discount, token, starts_at) values (${f}, 'new', 10, 'catch-up-${f}', now() - interval '1 hour')`,
+        [f],
+      ],
       ['an offer moved to another store', `update offers set store_id = ${a} where token = 'catch-up-${f}'`, [a, f]],
-      ['a rating and a fee, in bulk', `update stores set rating = 4.9, free_delivery = not free_delivery where id in (select id from stores order by id limit 30)`, []],
+      [
+        'a rating and a fee, in bulk',
+        `update stores set rating = 4.9, free_delivery = not free_delivery where id in (select id from stores order by id limit 30)`,
+        [],
+      ],
       [
         'a store added, free and fast',
         `insert into stores (owner_id, category_id, name, slug, address, latitude, longitude, delivery_radius_km, delivery_price_cents,
@@ -133,16 +155,19 @@ describe('the reach index under store edits', () => {
   }, 180_000);
 
   it('applies two overlapping transactions that commit in the opposite order of their ids', async () => {
-    const [x, y] = (await em().execute<{ id: number }[]>(
-      `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 2 offset 10`,
-    )).map((r) => r.id);
+    const [x, y] = (
+      await em().execute<{ id: number }[]>(
+        `select id from stores where is_active order by earth <-> ll_to_earth(${CASABLANCA.lat}, ${CASABLANCA.lng}) limit 2 offset 10`,
+      )
+    ).map((r) => r.id);
     await reachIndex(em(), { wait: true });
     const builds = reachLoads.builds;
     const knex = em().getKnex();
     const first: Knex.Transaction = await knex.transaction();
     const second: Knex.Transaction = await knex.transaction();
     try {
-      const xid = async (t: Knex.Transaction) => BigInt((await t.raw<{ rows: { id: string }[] }>(`select pg_current_xact_id()::text as id`)).rows[0].id);
+      const xid = async (t: Knex.Transaction) =>
+        BigInt((await t.raw<{ rows: { id: string }[] }>(`select pg_current_xact_id()::text as id`)).rows[0].id);
       const older = await xid(first);
       const newer = await xid(second);
       expect(newer > older).toBe(true);
@@ -152,7 +177,9 @@ describe('the reach index under store edits', () => {
       const between = (await reachIndex(em()))!;
       expect(between.version).toBe(newer.toString());
       // Then the older one: the version goes back to a smaller id, its store is still caught up.
-      await first.raw(`update stores set latitude = latitude + 0.05, delivery_radius_km = 45, rating = 5, rating_count = 888888 where id = ${x}`);
+      await first.raw(
+        `update stores set latitude = latitude + 0.05, delivery_radius_km = 45, rating = 5, rating_count = 888888 where id = ${x}`,
+      );
       await first.commit();
     } finally {
       if (!first.isCompleted()) await first.rollback();

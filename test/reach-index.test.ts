@@ -4,7 +4,18 @@
  * within a micrometre of the point is left to PostgreSQL (null) rather than guessed.
  * Its answers against PostgreSQL: test/nearby-equivalence.test.ts.
  */
-import { chordOf, earthPoint, openPeriods, ReachAnswers, ReachIndex, ReachQuery, ReachSort, ReachStore, REACH_SORTS, weekSeconds } from '../src/modules/stores/reach-index';
+import {
+  chordOf,
+  earthPoint,
+  openPeriods,
+  ReachAnswers,
+  ReachIndex,
+  ReachQuery,
+  ReachSort,
+  ReachStore,
+  REACH_SORTS,
+  weekSeconds,
+} from '../src/modules/stores/reach-index';
 import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
 import { WaveletMatrix } from '../src/modules/stores/reach-counts';
 import { Random } from '../src/db/seed/random';
@@ -53,11 +64,24 @@ function checkPages(stores: ReachStore[], rnd: Random, queries: number, index: R
     const [px, py, pz] = earthPoint(q.lat, q.lng);
     const limit = q.radiusKm === undefined ? Infinity : chordOf(q.radiusKm * 1000);
     const d = (s: ReachStore) => Math.hypot(s.x - px, s.y - py, s.z - pz);
-    const matches = stores.filter((s) => d(s) <= Math.min(s.reach, limit) && (q.minRating === undefined || s.rating >= q.minRating) && (q.categoryId === undefined || s.categoryId === q.categoryId) && (!q.freeDelivery || s.freeDelivery)
-      && (!q.openAt || s.open.some((v, k) => k % 2 === 0 && v <= q.openAt!.get('UTC')! && q.openAt!.get('UTC')! < s.open[k + 1]))
-      && (q.offerAt === undefined || s.offers.some((v, k) => k % 2 === 0 && v <= q.offerAt! && q.offerAt! < s.offers[k + 1])));
+    const matches = stores.filter(
+      (s) =>
+        d(s) <= Math.min(s.reach, limit) &&
+        (q.minRating === undefined || s.rating >= q.minRating) &&
+        (q.categoryId === undefined || s.categoryId === q.categoryId) &&
+        (!q.freeDelivery || s.freeDelivery) &&
+        (!q.openAt || s.open.some((v, k) => k % 2 === 0 && v <= q.openAt!.get('UTC')! && q.openAt!.get('UTC')! < s.open[k + 1])) &&
+        (q.offerAt === undefined || s.offers.some((v, k) => k % 2 === 0 && v <= q.offerAt! && q.offerAt! < s.offers[k + 1])),
+    );
     const sort: ReachSort = REACH_SORTS[rnd.int(0, 3)];
-    const key = (a: ReachStore, b: ReachStore) => sort === 'rating' ? b.rating - a.rating || b.ratingCount - a.ratingCount : sort === 'delivery_fee' ? a.fee - b.fee : sort === 'delivery_time' ? a.deliveryTime - b.deliveryTime : 0;
+    const key = (a: ReachStore, b: ReachStore) =>
+      sort === 'rating'
+        ? b.rating - a.rating || b.ratingCount - a.ratingCount
+        : sort === 'delivery_fee'
+          ? a.fee - b.fee
+          : sort === 'delivery_time'
+            ? a.deliveryTime - b.deliveryTime
+            : 0;
     const cmp = (a: ReachStore, b: ReachStore) => key(a, b) || d(a) - d(b) || a.id - b.id;
     const ordered = [...matches].sort(cmp);
     const offset = rnd.int(0, Math.max(0, matches.length + 2));
@@ -66,7 +90,11 @@ function checkPages(stores: ReachStore[], rnd: Random, queries: number, index: R
     if (page === null) continue;
     expect([k, page.total]).toEqual([k, matches.length]);
     const byId = new Map(stores.map((s) => [s.id, s]));
-    const got = page.candidates.map((id) => byId.get(id)!).sort(cmp).slice(page.skip, page.skip + lim).map((s) => s.id);
+    const got = page.candidates
+      .map((id) => byId.get(id)!)
+      .sort(cmp)
+      .slice(page.skip, page.skip + lim)
+      .map((s) => s.id);
     expect([k, got]).toEqual([k, ordered.slice(offset, offset + lim).map((s) => s.id)]);
     compared++;
   }
@@ -142,7 +170,15 @@ describe('reach index', () => {
     );
     expect(index.zones).toEqual(expect.arrayContaining(['UTC', 'Asia/Tokyo']));
     const noon = 3 * DAY + 12 * 3600;
-    expect(index.openNow([7, 3, 5, 4], new Map([['UTC', noon], ['Asia/Tokyo', noon + 9 * 3600]]))).toEqual([true, false, false, null]);
+    expect(
+      index.openNow(
+        [7, 3, 5, 4],
+        new Map([
+          ['UTC', noon],
+          ['Asia/Tokyo', noon + 9 * 3600],
+        ]),
+      ),
+    ).toEqual([true, false, false, null]);
     // A zone missing from the map reads as closed, like store_is_open.
     expect(index.openNow([3, 7], new Map([['UTC', noon]]))).toEqual([false, true]);
   });
@@ -190,7 +226,8 @@ describe('reach index', () => {
         if (q.freeDelivery && !s.freeDelivery) return false;
         const t = q.openAt?.get(s.timezone);
         if (q.openAt && (t === undefined || !opensAt(s, t))) return false;
-        if (q.offerAt !== undefined && !s.offers.some((v, k) => k % 2 === 0 && v <= q.offerAt! && q.offerAt! < s.offers[k + 1])) return false;
+        if (q.offerAt !== undefined && !s.offers.some((v, k) => k % 2 === 0 && v <= q.offerAt! && q.offerAt! < s.offers[k + 1]))
+          return false;
         return true;
       }).length;
     };
@@ -203,7 +240,12 @@ describe('reach index', () => {
         { categoryId: rnd.int(0, 7) },
         { minRating: [0, 3.5, 4.5, 4.6, 5, 5.5][rnd.int(0, 5)] },
         { minRating: rnd.float(0, 5) },
-        { openAt: new Map([['UTC', week], ['Asia/Tokyo', (week + 9 * 3600) % (7 * 86400)]]) },
+        {
+          openAt: new Map([
+            ['UTC', week],
+            ['Asia/Tokyo', (week + 9 * 3600) % (7 * 86400)],
+          ]),
+        },
         { openAt: new Map([['UTC', week]]) },
         { offerAt: 1000 * rnd.int(0, 250) },
         { freeDelivery: true, minRating: 4.5 },
@@ -228,23 +270,35 @@ describe('reach index', () => {
       // Every store at one point: all distances tie, ids and keys decide.
       const same = Array.from({ length: n }, (_, k) =>
         store(k + 1, 33.5, -7.5, [3000, 8000, 50000][k % 3], {
-          rating: [3, 4, 5][k % 3], ratingCount: k % 2, fee: (k % 4) * 50, deliveryTime: k % 5,
-          categoryId: k % 4 === 0 ? null : (k % 3) + 1, freeDelivery: k % 2 === 0,
-          open: k % 2 ? [] : [0, (k % 7) * 86400 + 3600], offers: k % 3 ? [] : [1000, k % 2 ? Infinity : 3000],
+          rating: [3, 4, 5][k % 3],
+          ratingCount: k % 2,
+          fee: (k % 4) * 50,
+          deliveryTime: k % 5,
+          categoryId: k % 4 === 0 ? null : (k % 3) + 1,
+          freeDelivery: k % 2 === 0,
+          open: k % 2 ? [] : [0, (k % 7) * 86400 + 3600],
+          offers: k % 3 ? [] : [1000, k % 2 ? Infinity : 3000],
         }),
       );
       expect(checkPages(same, rnd, 60)).toBeGreaterThan(50);
       // A few points shared by many stores (twins), ids descending, every filter's column varied.
       const twins = Array.from({ length: n }, (_, k) =>
         store(n * 7 - k, 33.5 + (k % 5) * 0.01, -7.5 + (k % 7) * 0.01, rnd.float(500, 20000), {
-          open: rnd.next() < 0.5 ? [] : [0, rnd.int(1, 7 * 24) * 3600], offers: rnd.next() < 0.5 ? [] : [rnd.int(0, 3) * 1000, rnd.next() < 0.3 ? Infinity : 3000],
-          rating: rnd.int(0, 10) / 2, ratingCount: rnd.int(0, 3), fee: rnd.int(0, 3) * 100, deliveryTime: rnd.int(10, 12),
-          categoryId: rnd.next() < 0.2 ? null : rnd.int(1, 3), freeDelivery: rnd.next() < 0.5,
+          open: rnd.next() < 0.5 ? [] : [0, rnd.int(1, 7 * 24) * 3600],
+          offers: rnd.next() < 0.5 ? [] : [rnd.int(0, 3) * 1000, rnd.next() < 0.3 ? Infinity : 3000],
+          rating: rnd.int(0, 10) / 2,
+          ratingCount: rnd.int(0, 3),
+          fee: rnd.int(0, 3) * 100,
+          deliveryTime: rnd.int(10, 12),
+          categoryId: rnd.next() < 0.2 ? null : rnd.int(1, 3),
+          freeDelivery: rnd.next() < 0.5,
         }),
       );
       expect(checkPages(twins, rnd, 60)).toBeGreaterThan(50);
       // A line of stores (cells cut along one axis only).
-      const line = Array.from({ length: n }, (_, k) => store(k + 1, 33.5, -7.5 + k * 0.0005, rnd.float(500, 20000), { rating: rnd.int(0, 10) / 2 }));
+      const line = Array.from({ length: n }, (_, k) =>
+        store(k + 1, 33.5, -7.5 + k * 0.0005, rnd.float(500, 20000), { rating: rnd.int(0, 10) / 2 }),
+      );
       expect(checkPages(line, rnd, 60)).toBeGreaterThan(50);
     }
   });
@@ -254,9 +308,14 @@ describe('reach index', () => {
     const city = (n: number, from = 1) =>
       Array.from({ length: n }, (_, k) =>
         store(from + k, 33.5 + rnd.float(-0.1, 0.1), -7.5 + rnd.float(-0.1, 0.1), rnd.float(1000, 15000), {
-          rating: rnd.int(0, 10) / 2, ratingCount: rnd.int(0, 3), fee: rnd.int(0, 3) * 100, deliveryTime: rnd.int(10, 14),
-          categoryId: rnd.next() < 0.2 ? null : rnd.int(1, 3), freeDelivery: rnd.next() < 0.5,
-          open: rnd.next() < 0.5 ? [] : [0, rnd.int(1, 7 * 24) * 3600], offers: rnd.next() < 0.5 ? [] : [rnd.int(0, 3) * 1000, Infinity],
+          rating: rnd.int(0, 10) / 2,
+          ratingCount: rnd.int(0, 3),
+          fee: rnd.int(0, 3) * 100,
+          deliveryTime: rnd.int(10, 14),
+          categoryId: rnd.next() < 0.2 ? null : rnd.int(1, 3),
+          freeDelivery: rnd.next() < 0.5,
+          open: rnd.next() < 0.5 ? [] : [0, rnd.int(1, 7 * 24) * 3600],
+          offers: rnd.next() < 0.5 ? [] : [rnd.int(0, 3) * 1000, Infinity],
         }),
       );
     for (const n of [0, 40, 700]) {
@@ -290,7 +349,10 @@ describe('reach index', () => {
         for (let k = 0; k < 20; k++) {
           const q = { lat: 33.5 + rnd.float(-0.15, 0.15), lng: -7.5 + rnd.float(-0.15, 0.15) };
           const [px, py, pz] = earthPoint(q.lat, q.lng);
-          const expected = [...now.values()].filter((s) => Math.hypot(s.x - px, s.y - py, s.z - pz) <= s.reach).map((s) => s.id).sort((a, b) => a - b);
+          const expected = [...now.values()]
+            .filter((s) => Math.hypot(s.x - px, s.y - py, s.z - pz) <= s.reach)
+            .map((s) => s.id)
+            .sort((a, b) => a - b);
           const atMost = rnd.int(0, 50);
           const got = patched.matchingIds(q, atMost);
           if (expected.length > atMost) expect(got).toBeNull();

@@ -55,7 +55,12 @@ const stableHeaders = (headers: Headers) => [...headers].filter(([name]) => !VAR
 /** A handful of rows every public read finds something in. */
 async function city() {
   const category = await make.storeCategory({ name: 'Pizza' });
-  const { store, menu, category: section, products } = await make.storeWithProducts(2, { category: category as never, name: 'Pizza Roma' }, { name: 'Margherita' });
+  const {
+    store,
+    menu,
+    category: section,
+    products,
+  } = await make.storeWithProducts(2, { category: category as never, name: 'Pizza Roma' }, { name: 'Margherita' });
   const offer = await make.offer({ storeId: store.id, title: 'Half price' });
   await make.ad();
   return { store, menu, section, products, offer };
@@ -104,10 +109,12 @@ describe('a repeated read', () => {
     const first = await server.http.get('/api/v1/global/ads');
     // node:http, not fetch: fetch adds `Cache-Control: no-cache` to a conditional request, which Express honours.
     const status = await new Promise<number | undefined>((resolve, reject) =>
-      http.get(`${server.url}/api/v1/global/ads`, { headers: { 'if-none-match': first.headers.get('etag')! } }, (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      }).on('error', reject),
+      http
+        .get(`${server.url}/api/v1/global/ads`, { headers: { 'if-none-match': first.headers.get('etag')! } }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        })
+        .on('error', reject),
     );
     expect(status).toBe(304);
   });
@@ -195,7 +202,14 @@ describe('a write keeps the answers of rows that read none of its tables', () =>
     const driver = await onlineDriver(server, { lat: w.owner.store.latitude, lng: w.owner.store.longitude });
     await make.ad();
     const store = `/api/v1/store/stores/${w.owner.store.id}`;
-    const paths = [store, `/api/v1/store/stores/${w.owner.store.id}/catalog`, '/api/v1/stores/nearby?lat=33.5731&lng=-7.5898', '/api/v1/global/ads', '/api/v1/payment-methods', '/api/v1/store/store-categories'];
+    const paths = [
+      store,
+      `/api/v1/store/stores/${w.owner.store.id}/catalog`,
+      '/api/v1/stores/nearby?lat=33.5731&lng=-7.5898',
+      '/api/v1/global/ads',
+      '/api/v1/payment-methods',
+      '/api/v1/store/store-categories',
+    ];
     await startOfSecond();
     await counts(paths);
     const report = await server.http.post('/api/v1/driver/location', { latitude: 33.58, longitude: -7.59 }, { token: driver.token });
@@ -339,7 +353,9 @@ async function holdLock(target: TestServer, sql: string) {
   return {
     async blocked(): Promise<void> {
       for (let i = 0; i < 200; i++) {
-        const { rows } = await trx.raw(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
+        const { rows } = await trx.raw(
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+        );
         if (rows[0].n > 0) return;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -369,12 +385,14 @@ describe('identical reads in flight', () => {
     expect(count).toBe(1);
   });
 
-  it("share one failure, and the next read computes again", async () => {
+  it('share one failure, and the next read computes again', async () => {
     const s = await serverWith({ DB_LOCK_TIMEOUT_MS: '300' });
     const { store } = await city();
     const details = `/api/v1/store/stores/${store.id}`;
     const lock = await holdLock(s, 'lock table stores in access exclusive mode');
-    const failed = await countStatements(s.db.orm, () => Promise.all(Array.from({ length: 4 }, () => s.http.get(details)))).finally(() => lock.release());
+    const failed = await countStatements(s.db.orm, () => Promise.all(Array.from({ length: 4 }, () => s.http.get(details)))).finally(() =>
+      lock.release(),
+    );
     expect(failed.result.map((r) => r.status)).toEqual([503, 503, 503, 503]);
     expect(failed.count).toBe(1);
     const next = await statements(s, details);

@@ -49,7 +49,11 @@ const OrderItem = new GraphQLObjectType({
 });
 const Order = new GraphQLObjectType({
   name: 'Order',
-  fields: { storeId: { type: nonNull(GraphQLInt) }, note: { type: GraphQLString }, items: { type: nonNull(new GraphQLList(nonNull(OrderItem))) } },
+  fields: {
+    storeId: { type: nonNull(GraphQLInt) },
+    note: { type: GraphQLString },
+    items: { type: nonNull(new GraphQLList(nonNull(OrderItem))) },
+  },
 });
 const Echo = new GraphQLObjectType({
   name: 'Echo',
@@ -360,12 +364,26 @@ describe('JSON body and header values', () => {
 
 describe('bodyVariable input objects', () => {
   it('accept snake_case keys (product_id -> productId)', async () => {
-    const res = await api.post('/orders', { store_id: 4, note: 'Ring twice', items: [{ product_id: 9, quantity: 2 }, { product_id: 11, quantity: 1 }] });
+    const res = await api.post('/orders', {
+      store_id: 4,
+      note: 'Ring twice',
+      items: [
+        { product_id: 9, quantity: 2 },
+        { product_id: 11, quantity: 1 },
+      ],
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       success: true,
       message: 'Order placed.',
-      data: { store_id: 4, note: 'Ring twice', items: [{ product_id: 9, quantity: 2 }, { product_id: 11, quantity: 1 }] },
+      data: {
+        store_id: 4,
+        note: 'Ring twice',
+        items: [
+          { product_id: 9, quantity: 2 },
+          { product_id: 11, quantity: 1 },
+        ],
+      },
     });
   });
 
@@ -472,7 +490,10 @@ describe('errors', () => {
   });
 
   it('in development, AppErrors still answer their own bodies', async () => {
-    expect(await development.client.get('/stores/7')).toMatchObject({ status: 404, body: { message: 'No query results for model [Store] 7' } });
+    expect(await development.client.get('/stores/7')).toMatchObject({
+      status: 404,
+      body: { message: 'No query results for model [Store] 7' },
+    });
     expect((await development.client.get('/echo')).body).toEqual({ message: VALIDATION, errors: { id: ['The id field is required.'] } });
   });
 });

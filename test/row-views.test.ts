@@ -75,7 +75,10 @@ describe('row views', () => {
       for (const prop of meta.props) {
         if (prop.lazy || prop.persist === false) continue;
         if (prop.kind === ReferenceKind.MANY_TO_ONE) {
-          expect([prop.name, (v[prop.name] as { id: number } | null)?.id ?? null]).toEqual([prop.name, (e[prop.name] as { id: number } | null)?.id ?? null]);
+          expect([prop.name, (v[prop.name] as { id: number } | null)?.id ?? null]).toEqual([
+            prop.name,
+            (e[prop.name] as { id: number } | null)?.id ?? null,
+          ]);
         } else if (prop.kind === ReferenceKind.SCALAR) {
           expect([prop.name, v[prop.name]]).toEqual([prop.name, e[prop.name]]);
         }
@@ -91,9 +94,19 @@ describe('row views', () => {
       `select ${viewObject(m, entity, 't')} as object, ${viewArray(m, entity, 't')} as array from ${table} t order by t.id limit 400`,
     );
     const views = await readViews(m, entity, 't', `from ${table} t order by t.id limit 400`);
-    const arrays = fromJsonArrays(m, entity, rows.map((r) => r.array));
+    const arrays = fromJsonArrays(
+      m,
+      entity,
+      rows.map((r) => r.array),
+    );
     expect(arrays).toEqual(views);
-    expect(arrays).toEqual(fromJson(m, entity, rows.map((r) => r.object)));
+    expect(arrays).toEqual(
+      fromJson(
+        m,
+        entity,
+        rows.map((r) => r.object),
+      ),
+    );
     arrays.forEach((view, i) => {
       expect(Object.getPrototypeOf(view)).toBe(entity.prototype);
       expect(Object.keys(view)).toEqual(Object.keys(views[i]));

@@ -8,14 +8,7 @@ import { MAX_DELIVERY_RADIUS_KM } from '../src/common/geo';
 import { normalizePhone } from '../src/common/phone';
 import { loadConfig } from '../src/config';
 import { Database } from '../src/db/orm';
-import {
-  CatalogNotEmptyError,
-  DEMO_ACCOUNTS,
-  isDatabaseEmpty,
-  resetCatalog,
-  seedDemoCity,
-  SeedSummary,
-} from '../src/db/seed/demo-city';
+import { CatalogNotEmptyError, DEMO_ACCOUNTS, isDatabaseEmpty, resetCatalog, seedDemoCity, SeedSummary } from '../src/db/seed/demo-city';
 import { openTestDatabase } from './helpers/database';
 
 const NOW = new Date('2026-03-04T12:00:00Z');
@@ -23,7 +16,7 @@ const STORES = 60;
 
 /** One md5 per table over its rows in id order (timestamps of insertion left out). */
 const FINGERPRINTS: Record<string, string> = {
-  users: 'select md5(string_agg(row(id, phone_number, first_name, last_name)::text, \'|\' order by id)) as h from users',
+  users: "select md5(string_agg(row(id, phone_number, first_name, last_name)::text, '|' order by id)) as h from users",
   stores: `select md5(string_agg(row(id, owner_id, category_id, name, slug, description, logo, image, address, latitude, longitude,
     delivery_radius_km, delivery_price_cents, free_delivery, delivery_time, rating, rating_count, order_count, timezone, is_active)::text,
     '|' order by id)) as h from stores`,
@@ -131,7 +124,12 @@ describe('demo city', () => {
     );
     expect(outside).toEqual([]);
     // Required option groups ask for at least one value; no group allows fewer than it requires.
-    expect(await count(em(), 'select count(*) as n from product_option_groups where (is_required and min_select < 1) or max_select < min_select')).toBe(0);
+    expect(
+      await count(
+        em(),
+        'select count(*) as n from product_option_groups where (is_required and min_select < 1) or max_select < min_select',
+      ),
+    ).toBe(0);
     // Every store category belongs to a main category; every product to a category of a menu of its store.
     expect(await count(em(), 'select count(*) as n from store_categories where main_category_id is null')).toBe(0);
     expect(
@@ -163,7 +161,12 @@ describe('demo city', () => {
   });
 
   it('mixes opening hours, inactive rows, featured products and accented names', async () => {
-    expect(await count(em(), 'select count(*) as n from (select store_id from store_opening_hours group by store_id having count(distinct day_of_week) < 7) s')).toBeGreaterThan(0);
+    expect(
+      await count(
+        em(),
+        'select count(*) as n from (select store_id from store_opening_hours group by store_id having count(distinct day_of_week) < 7) s',
+      ),
+    ).toBeGreaterThan(0);
     expect(await count(em(), 'select count(*) as n from stores where not is_active')).toBeLessThan(STORES * 0.1);
     expect(await count(em(), 'select count(*) as n from products where is_featured')).toBeGreaterThan(0);
     expect(await count(em(), 'select count(*) as n from products where not is_active')).toBeGreaterThan(0);
@@ -174,7 +177,10 @@ describe('demo city', () => {
 
   it('dates offers and ads around now: active, expired and upcoming; global banners with images', async () => {
     const active = `(starts_at is null or starts_at <= ?) and (ends_at is null or ends_at > ?)`;
-    const globals = await em().execute<{ image: string | null }[]>(`select image from offers where store_id is null and ${active}`, [NOW, NOW]);
+    const globals = await em().execute<{ image: string | null }[]>(`select image from offers where store_id is null and ${active}`, [
+      NOW,
+      NOW,
+    ]);
     expect(globals.length).toBeGreaterThanOrEqual(3);
     expect(globals.length).toBeLessThanOrEqual(5);
     for (const o of globals) expect(o.image).toMatch(/^https:\/\/cdn\.example\.com\/offers\/.+\.jpg$/);
@@ -183,9 +189,9 @@ describe('demo city', () => {
     for (const { token } of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(await count(em(), 'select count(*) as n from offers where discount not between 5 and 50')).toBe(0);
 
-    const ads = await em().execute<{ redirect_type: string; store_id: number | null; product_id: number | null; is_active: boolean; ends_at: Date | null }[]>(
-      'select a.redirect_type, a.store_id, a.product_id, a.is_active, a.ends_at from ads a order by sort_order',
-    );
+    const ads = await em().execute<
+      { redirect_type: string; store_id: number | null; product_id: number | null; is_active: boolean; ends_at: Date | null }[]
+    >('select a.redirect_type, a.store_id, a.product_id, a.is_active, a.ends_at from ads a order by sort_order');
     for (const ad of ads) {
       expect(['store_screen', 'product_screen']).toContain(ad.redirect_type);
       expect(ad.store_id).not.toBeNull();
@@ -255,7 +261,18 @@ describe('demo city', () => {
           },
         }),
       ).rejects.toBe(stopped);
-      for (const table of ['users', 'main_categories', 'store_categories', 'stores', 'store_opening_hours', 'menus', 'products', 'product_option_values', 'offers', 'ads']) {
+      for (const table of [
+        'users',
+        'main_categories',
+        'store_categories',
+        'stores',
+        'store_opening_hours',
+        'menus',
+        'products',
+        'product_option_values',
+        'offers',
+        'ads',
+      ]) {
         expect({ table, rows: await count(fresh(), `select count(*) as n from "${table}"`) }).toEqual({ table, rows: 0 });
       }
       expect(await isDatabaseEmpty(fresh())).toBe(true);
@@ -270,7 +287,9 @@ describe('demo city', () => {
       const users = await count(fresh(), 'select count(*) as n from users');
       await seedDemoCity(fresh(), { stores: 10, seed: 3 });
       expect(await count(fresh(), 'select count(*) as n from users')).toBe(users);
-      expect(await count(fresh(), `select count(*) as n from stores s join users u on u.id = s.owner_id where u.phone_number = '+15550001001'`)).toBe(5);
+      expect(
+        await count(fresh(), `select count(*) as n from stores s join users u on u.id = s.owner_id where u.phone_number = '+15550001001'`),
+      ).toBe(5);
     } finally {
       await db.close();
     }

@@ -54,7 +54,15 @@ describe('createStore', () => {
     });
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({
-      details: { fields: { name: expect.any(Array), latitude: expect.any(Array), deliveryRadiusKm: expect.any(Array), timezone: expect.any(Array), hours: expect.any(Array) } },
+      details: {
+        fields: {
+          name: expect.any(Array),
+          latitude: expect.any(Array),
+          deliveryRadiusKm: expect.any(Array),
+          timezone: expect.any(Array),
+          hours: expect.any(Array),
+        },
+      },
     });
     expect(await em().execute('select * from stores')).toHaveLength(0);
   });
@@ -64,7 +72,9 @@ describe('assignOwner', () => {
   it('gives a store to a phone, registering the user when new', async () => {
     const store = await createStore(em(), { name: 'Tacos Nord', address: 'x', latitude: 33.6, longitude: -7.6 });
     await assignOwner(em(), store.slug, { phoneNumber: '+212 6 12 34 56 78', firstName: 'Karim', lastName: 'Benali' });
-    const [row] = await em().execute(`select u.phone_number, u.first_name from stores s join users u on u.id = s.owner_id where s.id = ?`, [store.id]);
+    const [row] = await em().execute(`select u.phone_number, u.first_name from stores s join users u on u.id = s.owner_id where s.id = ?`, [
+      store.id,
+    ]);
     expect(row).toEqual({ phone_number: '+212612345678', first_name: 'Karim' });
     await expect(assignOwner(em(), 'no-such-store', { phoneNumber: '+212612345678' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -76,7 +86,23 @@ describe('npm run store (scripts/store.ts)', () => {
     const url = server.db.orm.config.get('clientUrl');
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['-r', '@swc-node/register', 'scripts/store.ts', 'create', '--name', 'Pizzeria Cli', '--address', '9 Rue Test', '--lat', '33.58', '--lng=-7.60', '--owner', '+212612345679', '--category', 'Pizza'],
+      [
+        '-r',
+        '@swc-node/register',
+        'scripts/store.ts',
+        'create',
+        '--name',
+        'Pizzeria Cli',
+        '--address',
+        '9 Rue Test',
+        '--lat',
+        '33.58',
+        '--lng=-7.60',
+        '--owner',
+        '+212612345679',
+        '--category',
+        'Pizza',
+      ],
       { cwd: root, env: { ...process.env, DATABASE_URL: url } },
     );
     expect(stdout).toMatch(/^Created store \d+ \(pizzeria-cli\) owned by \+212612345679\./);

@@ -21,7 +21,11 @@ describe('mutations createMenu, updateMenu, deleteMenu', () => {
     );
     expect(updated.body.data.updateMenu.menu).toEqual({ name: 'Breakfast', isActive: false });
 
-    const deleted = await t.server.http.graphql(`mutation($id: Int!) { deleteMenu(id: $id) { message } }`, { id: menu.id }, { token: t.owner.token });
+    const deleted = await t.server.http.graphql(
+      `mutation($id: Int!) { deleteMenu(id: $id) { message } }`,
+      { id: menu.id },
+      { token: t.owner.token },
+    );
     expect(deleted.body.data.deleteMenu).toEqual({ message: 'Menu deleted.' });
   });
 
@@ -45,7 +49,12 @@ describe('menu categories and offers', () => {
       { input: { name: 'Soups', menuId: menu.id } },
       { token: t.owner.token },
     );
-    expect(category.body.data.createMenuCategory.category).toEqual({ id: expect.any(Number), menuId: menu.id, storeId: t.owner.store.id, name: 'Soups' });
+    expect(category.body.data.createMenuCategory.category).toEqual({
+      id: expect.any(Number),
+      menuId: menu.id,
+      storeId: t.owner.store.id,
+      name: 'Soups',
+    });
 
     const offer = await t.server.http.graphql(
       `mutation($input: CreateOfferInput!) { createOffer(input: $input) { offer { id token discount storeId } } }`,

@@ -9,12 +9,23 @@ const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork()
 
 describe('POST /api/v1/store/menus', () => {
   it('answers 201 with the new menu', async () => {
-    const res = await t.server.http.post('/api/v1/store/menus', { store_id: t.owner.store.id, name: 'Lunch', description: 'Noon to 3', is_active: false }, as(t.owner.token));
+    const res = await t.server.http.post(
+      '/api/v1/store/menus',
+      { store_id: t.owner.store.id, name: 'Lunch', description: 'Noon to 3', is_active: false },
+      as(t.owner.token),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       success: true,
       message: 'Menu created.',
-      data: { id: expect.any(Number), store_id: t.owner.store.id, name: 'Lunch', description: 'Noon to 3', is_active: false, sort_order: 0 },
+      data: {
+        id: expect.any(Number),
+        store_id: t.owner.store.id,
+        name: 'Lunch',
+        description: 'Noon to 3',
+        is_active: false,
+        sort_order: 0,
+      },
     });
   });
 
@@ -87,14 +98,22 @@ describe('GET /api/v1/store/menus/{id}', () => {
 describe('PUT /api/v1/store/menus/{id}', () => {
   it('answers 200 and changes only the fields given', async () => {
     const menu = await t.make.menu(t.owner.store, { name: 'Old', description: 'Keep me' });
-    const res = await t.server.http.put(`/api/v1/store/menus/${menu.id}`, { store_id: t.owner.store.id, is_active: false }, as(t.owner.token));
+    const res = await t.server.http.put(
+      `/api/v1/store/menus/${menu.id}`,
+      { store_id: t.owner.store.id, is_active: false },
+      as(t.owner.token),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
       message: 'Menu updated.',
       data: { id: menu.id, store_id: t.owner.store.id, name: 'Old', description: 'Keep me', is_active: false, sort_order: 0 },
     });
-    const renamed = await t.server.http.put(`/api/v1/store/menus/${menu.id}`, { store_id: t.owner.store.id, name: 'New', description: null }, as(t.owner.token));
+    const renamed = await t.server.http.put(
+      `/api/v1/store/menus/${menu.id}`,
+      { store_id: t.owner.store.id, name: 'New', description: null },
+      as(t.owner.token),
+    );
     expect(renamed.body.data).toMatchObject({ name: 'New', description: null, is_active: false });
   });
 
@@ -119,7 +138,11 @@ describe('PUT /api/v1/store/menus/{id}', () => {
   it('answers 403 when the caller is not the owner, 404 for an unknown menu', async () => {
     const other = await makeOwner(t.server, t.make);
     const menu = await t.make.menu(other.store);
-    const res = await t.server.http.put(`/api/v1/store/menus/${menu.id}`, { store_id: other.store.id, name: 'Mine now' }, as(t.owner.token));
+    const res = await t.server.http.put(
+      `/api/v1/store/menus/${menu.id}`,
+      { store_id: other.store.id, name: 'Mine now' },
+      as(t.owner.token),
+    );
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ message: 'You do not own this store.' });
     expect((await t.server.http.put('/api/v1/store/menus/999999', { store_id: t.owner.store.id }, as(t.owner.token))).status).toBe(404);
@@ -167,7 +190,11 @@ describe('POST /api/v1/store/menu-categories', () => {
     const nowhere = await t.server.http.post('/api/v1/store/menu-categories', { name: 'Loose' }, as(t.owner.token));
     expect(nowhere.status).toBe(422);
     expect(Object.keys(nowhere.body.errors)).toEqual(['store_id']);
-    const loose = await t.server.http.post('/api/v1/store/menu-categories', { name: 'Loose', store_id: t.owner.store.id }, as(t.owner.token));
+    const loose = await t.server.http.post(
+      '/api/v1/store/menu-categories',
+      { name: 'Loose', store_id: t.owner.store.id },
+      as(t.owner.token),
+    );
     expect(loose.status).toBe(201);
     expect(loose.body.data.menu_id).toBeNull();
   });
@@ -214,7 +241,11 @@ describe('PUT /api/v1/store/menu-categories/{id}', () => {
     const first = await t.make.menu(t.owner.store);
     const second = await t.make.menu(t.owner.store);
     const category = await t.make.menuCategory(first, { name: 'Old' });
-    const res = await t.server.http.put(`/api/v1/store/menu-categories/${category.id}`, { name: 'New', menu_id: second.id }, as(t.owner.token));
+    const res = await t.server.http.put(
+      `/api/v1/store/menu-categories/${category.id}`,
+      { name: 'New', menu_id: second.id },
+      as(t.owner.token),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: category.id, name: 'New', menu_id: second.id, store_id: t.owner.store.id });
   });
@@ -403,7 +434,11 @@ describe('GET /api/v1/store/offers/{token}', () => {
 describe('PUT /api/v1/store/offers/{id}', () => {
   it('answers 200 with a partial update; the token and store never change', async () => {
     const offer = await t.make.offer({ storeId: t.owner.store.id, title: 'Before', discount: 10 });
-    const res = await t.server.http.put(`/api/v1/store/offers/${offer.id}`, { discount: 25, token: 'hijack', store_id: 1 }, as(t.owner.token));
+    const res = await t.server.http.put(
+      `/api/v1/store/offers/${offer.id}`,
+      { discount: 25, token: 'hijack', store_id: 1 },
+      as(t.owner.token),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: offer.id, title: 'Before', discount: 25, token: offer.token, store_id: t.owner.store.id });
   });
@@ -447,7 +482,9 @@ describe('changes reach the customer app at once', () => {
 
     const created = await t.server.http.post('/api/v1/store/offers', { title: 'Tonight', discount: 20 }, as(t.owner.token));
     expect((await catalog()).body.data.offers.map((o: { id: number }) => o.id)).toEqual([created.body.data.id]);
-    const nearby = await t.server.http.get(`/api/v1/stores/nearby?lat=${t.owner.store.latitude}&lng=${t.owner.store.longitude}&has_offer=1`);
+    const nearby = await t.server.http.get(
+      `/api/v1/stores/nearby?lat=${t.owner.store.latitude}&lng=${t.owner.store.longitude}&has_offer=1`,
+    );
     expect(nearby.body.data.stores.map((s: { id: number }) => s.id)).toEqual([t.owner.store.id]);
 
     await t.server.http.put(`/api/v1/store/menus/${menu.id}`, { store_id: t.owner.store.id, is_active: false }, as(t.owner.token));

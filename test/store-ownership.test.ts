@@ -43,15 +43,31 @@ type World = Awaited<ReturnType<typeof world>>;
 
 const operations: [string, number, (w: World, token?: string) => Promise<HttpAnswer>][] = [
   ['create menu', 201, (w, token) => server.http.post('/api/v1/store/menus', { store_id: w.store.id, name: 'New' }, { token })],
-  ['update menu', 200, (w, token) => server.http.put(`/api/v1/store/menus/${w.menu.id}`, { store_id: w.store.id, name: 'Renamed' }, { token })],
+  [
+    'update menu',
+    200,
+    (w, token) => server.http.put(`/api/v1/store/menus/${w.menu.id}`, { store_id: w.store.id, name: 'Renamed' }, { token }),
+  ],
   ['delete menu', 200, (w, token) => server.http.delete(`/api/v1/store/menus/${w.menu.id}`, { token })],
-  ['create menu category', 201, (w, token) => server.http.post('/api/v1/store/menu-categories', { name: 'New', menu_id: w.menu.id }, { token })],
-  ['update menu category', 200, (w, token) => server.http.put(`/api/v1/store/menu-categories/${w.category.id}`, { name: 'Renamed' }, { token })],
+  [
+    'create menu category',
+    201,
+    (w, token) => server.http.post('/api/v1/store/menu-categories', { name: 'New', menu_id: w.menu.id }, { token }),
+  ],
+  [
+    'update menu category',
+    200,
+    (w, token) => server.http.put(`/api/v1/store/menu-categories/${w.category.id}`, { name: 'Renamed' }, { token }),
+  ],
   ['delete menu category', 200, (w, token) => server.http.delete(`/api/v1/store/menu-categories/${w.category.id}`, { token })],
   ['create category', 201, (w, token) => server.http.post('/api/v1/store/categories', { store_id: w.store.id, name: 'New' }, { token })],
   ['update category', 200, (w, token) => server.http.put(`/api/v1/store/categories/${w.category.id}`, { name: 'Renamed' }, { token })],
   ['delete category', 200, (w, token) => server.http.delete(`/api/v1/store/categories/${w.category.id}`, { token })],
-  ['create offer', 201, (w, token) => server.http.post('/api/v1/store/offers', { store_id: w.store.id, title: 'New', discount: 10 }, { token })],
+  [
+    'create offer',
+    201,
+    (w, token) => server.http.post('/api/v1/store/offers', { store_id: w.store.id, title: 'New', discount: 10 }, { token }),
+  ],
   ['update offer', 200, (w, token) => server.http.put(`/api/v1/store/offers/${w.offer.id}`, { discount: 30 }, { token })],
   ['delete offer', 200, (w, token) => server.http.delete(`/api/v1/store/offers/${w.offer.id}`, { token })],
 ];

@@ -42,7 +42,14 @@ async function storeWithEverything(over: Partial<Store> = {}) {
   const now = Date.now();
   // Microseconds: the JSON column carries them as ISO text, the driver as its own text; both must parse to the same Date.
   const active = await make.offer({ storeId: store.id, startsAt: new Date(now - DAY), endsAt: new Date(now + DAY) });
-  const open = await make.offer({ storeId: store.id, startsAt: null, endsAt: null, description: 'open-ended', image: 'x.png', discount: 12.5 });
+  const open = await make.offer({
+    storeId: store.id,
+    startsAt: null,
+    endsAt: null,
+    description: 'open-ended',
+    image: 'x.png',
+    discount: 12.5,
+  });
   await make.offer({ storeId: store.id, startsAt: new Date(now - 2 * DAY), endsAt: new Date(now - DAY) }); // expired
   await make.offer({ storeId: store.id, startsAt: new Date(now + DAY), endsAt: null }); // not started
   await make.offer({ storeId: (await make.store()).id });
@@ -55,7 +62,9 @@ async function storeWithEverything(over: Partial<Store> = {}) {
 async function detailsAndReference(store: Store, categoryId: number) {
   const { count, result: res } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.slug}`));
   expect(res.status).toBe(200);
-  const reference = await server.http.graphql(`query { storeCategories { id topStores { ...RestStoreDetail } } } ${STORE_DETAIL_FRAGMENTS}`);
+  const reference = await server.http.graphql(
+    `query { storeCategories { id topStores { ...RestStoreDetail } } } ${STORE_DETAIL_FRAGMENTS}`,
+  );
   const [same] = reference.body.data.storeCategories.find((c: { id: number }) => c.id === categoryId).topStores;
   return { count, body: JSON.stringify(res.body.data), reference: JSON.stringify(same), data: res.body.data };
 }
@@ -63,7 +72,10 @@ async function detailsAndReference(store: Store, categoryId: number) {
 describe('GET /api/v1/store/stores/{store}', () => {
   it('answers in one statement exactly what the fields load on their own, open and closed', async () => {
     const { category, store, active, open } = await storeWithEverything();
-    for (const [instant, isOpen] of [[OPEN, true], [CLOSED, false]] as const) {
+    for (const [instant, isOpen] of [
+      [OPEN, true],
+      [CLOSED, false],
+    ] as const) {
       clock.set(instant);
       await server.http.get(`/api/v1/store/stores/${store.id}`); // meets the zone (see below)
       const { count, body, reference, data } = await detailsAndReference(store, category.id);
@@ -83,7 +95,14 @@ describe('GET /api/v1/store/stores/{store}', () => {
     await server.http.get(`/api/v1/store/stores/${store.id}`);
     const { count, result } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}`));
     expect(count).toBe(1);
-    expect(result.body.data).toMatchObject({ category: null, category_id: null, category_detail: null, opening_hours: [], offers: [], is_open: false });
+    expect(result.body.data).toMatchObject({
+      category: null,
+      category_id: null,
+      category_detail: null,
+      opening_hours: [],
+      offers: [],
+      is_open: false,
+    });
   });
 
   it('a zone the process has not met yet is decided by the loader once, then in the statement', async () => {
@@ -143,7 +162,10 @@ describe('GET /api/v1/store/stores/{id}/catalog and /api/v1/store/products', () 
 
   it('the catalog answers in one statement the tree its loaders read, active offers and global ones, open and closed', async () => {
     const { store, active, open, global } = await bigStore();
-    for (const [instant, isOpen] of [[OPEN, true], [CLOSED, false]] as const) {
+    for (const [instant, isOpen] of [
+      [OPEN, true],
+      [CLOSED, false],
+    ] as const) {
       clock.set(instant);
       await server.http.get(`/api/v1/store/stores/${store.id}/catalog`);
       const { count, result } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${store.id}/catalog`));
@@ -151,7 +173,10 @@ describe('GET /api/v1/store/stores/{id}/catalog and /api/v1/store/products', () 
       const { data } = result.body;
       expect(data.store.is_open).toBe(isOpen);
       expect(data.offers.map((o: { id: number }) => o.id).filter((id: number) => id === global.id || id > open.id)).toEqual([global.id]);
-      expect(data.offers.map((o: { id: number }) => o.id).filter((id: number) => id <= open.id && id >= active.id)).toEqual([active.id, open.id]);
+      expect(data.offers.map((o: { id: number }) => o.id).filter((id: number) => id <= open.id && id >= active.id)).toEqual([
+        active.id,
+        open.id,
+      ]);
       const reference = await server.http.graphql(`query($id: Int!) { menus(storeId: $id, perPage: 50) { ${MENUS} } }`, { id: store.id });
       expect(JSON.stringify(data.menus)).toEqual(JSON.stringify(reference.body.data.menus.menus));
       expect(data.menus).toHaveLength(2);
@@ -165,7 +190,9 @@ describe('GET /api/v1/store/stores/{id}/catalog and /api/v1/store/products', () 
     expect(result.body.data).toHaveLength(2 * 2 * 4);
     const catalog = await server.http.get(`/api/v1/store/stores/${store.id}/catalog`);
     type P = { id: number };
-    const inMenuOrder = catalog.body.data.menus.flatMap((m: { categories: { products: P[] }[] }) => m.categories.flatMap((c) => c.products.map((p) => p.id)));
+    const inMenuOrder = catalog.body.data.menus.flatMap((m: { categories: { products: P[] }[] }) =>
+      m.categories.flatMap((c) => c.products.map((p) => p.id)),
+    );
     expect(result.body.data.map((p: P) => p.id)).toEqual(inMenuOrder);
     const inactive = await make.store({ isActive: false });
     const missing = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/products?store_id=${inactive.id}`));

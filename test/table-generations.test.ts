@@ -41,13 +41,22 @@ describe('a raw statement', () => {
     [`select 'delete from ads' as text -- update ads`, []],
     [`insert into promo_redemptions (promo_id, user_id) values (?, ?)`, ['insert promo_redemptions']],
     [`INSERT INTO "public"."Drivers" (id) values (1)`, ['insert Drivers']],
-    [`insert into idempotency_keys (k) values (?) on conflict (k) do update set k = excluded.k returning *`, ['insert idempotency_keys', 'update idempotency_keys']],
+    [
+      `insert into idempotency_keys (k) values (?) on conflict (k) do update set k = excluded.k returning *`,
+      ['insert idempotency_keys', 'update idempotency_keys'],
+    ],
     [`update stores set order_count = order_count + 1 where id = ?`, ['update stores']],
     [`update only "drivers" d set latitude = ? where d.id = ?`, ['update drivers']],
     [`delete from otp_codes where phone_number = ? returning 1`, ['delete otp_codes']],
-    [`with spent as (delete from phone_verifications where id = ? returning user_id) update users set x = 1 from spent`, ['delete phone_verifications', 'update users']],
+    [
+      `with spent as (delete from phone_verifications where id = ? returning user_id) update users set x = 1 from spent`,
+      ['delete phone_verifications', 'update users'],
+    ],
     [`with a as (insert into orders (id) values (1) returning id) select * from a`, ['insert orders']],
-    [`merge into offers o using (select 1) s on true when matched then update set title = 'x' when not matched then insert (title) values ('y')`, ['delete offers', 'insert offers', 'update offers']],
+    [
+      `merge into offers o using (select 1) s on true when matched then update set title = 'x' when not matched then insert (title) values ('y')`,
+      ['delete offers', 'insert offers', 'update offers'],
+    ],
     [`truncate table ads, "offers" restart identity`, ['delete ads', 'delete offers']],
     [`update ads set title = 'a;b'; delete from offers`, ['delete offers', 'update ads']],
   ])('%s writes %j', (sql, expected) => {
@@ -86,7 +95,14 @@ describe('what triggers and cascades write besides', () => {
     );
     expect(triggers.length).toBeGreaterThan(0);
     for (const trigger of triggers) {
-      const kinds = [[4, 'insert'], [8, 'delete'], [16, 'update'], [32, 'delete']].filter(([bit]) => (trigger.type & (bit as number)) !== 0).map(([, kind]) => kind as string);
+      const kinds = [
+        [4, 'insert'],
+        [8, 'delete'],
+        [16, 'update'],
+        [32, 'delete'],
+      ]
+        .filter(([bit]) => (trigger.type & (bit as number)) !== 0)
+        .map(([, kind]) => kind as string);
       const targets = [...trigger.body.matchAll(/\b(?:insert\s+into|(?<!\bdo\s+)update|delete\s+from)\s+(%I|"?\w+"?)/gi)].map((m) =>
         m[1] === '%I' ? trigger.args.split('\\000')[0] : m[1].replace(/"/g, ''),
       );
@@ -116,7 +132,18 @@ describe('a write through the ORM', () => {
     const before = sets.map(([, set]) => set.generation());
     return () => sets.filter(([, set], i) => set.generation() !== before[i]).map(([name]) => name);
   };
-  const ALL = ['ads', 'drivers', 'main_categories', 'offers', 'payment_methods', 'product_search_names', 'products', 'store_reach_version', 'store_search_names', 'stores'];
+  const ALL = [
+    'ads',
+    'drivers',
+    'main_categories',
+    'offers',
+    'payment_methods',
+    'product_search_names',
+    'products',
+    'store_reach_version',
+    'store_search_names',
+    'stores',
+  ];
 
   it('moves the tables of a flush, and of a raw statement outside a transaction once it has run', async () => {
     let moved = watch(...ALL);

@@ -14,7 +14,15 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
 });
 
-type Update = { seq: number; type: string; status: string; latitude: number | null; longitude: number | null; driverId: number | null; at: string };
+type Update = {
+  seq: number;
+  type: string;
+  status: string;
+  latitude: number | null;
+  longitude: number | null;
+  driverId: number | null;
+  at: string;
+};
 
 const ORDER_UPDATES = `subscription($orderId: Int!, $afterSeq: Int) {
   orderUpdates(orderId: $orderId, afterSeq: $afterSeq) { seq type status latitude longitude driverId at }
@@ -26,9 +34,11 @@ const client = (token?: string, url = t.server.wsUrl) => {
   return c;
 };
 const near = () => northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5);
-const store = (id: number, step: string, body?: unknown) => t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: t.w.owner.token });
+const store = (id: number, step: string, body?: unknown) =>
+  t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: t.w.owner.token });
 const drive = (id: number, step: string, token: string) => t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
-const locate = (token: string, p: { lat: number; lng: number }) => t.server.http.post('/api/v1/driver/location', { latitude: p.lat, longitude: p.lng }, { token });
+const locate = (token: string, p: { lat: number; lng: number }) =>
+  t.server.http.post('/api/v1/driver/location', { latitude: p.lat, longitude: p.lng }, { token });
 
 describe('subscription orderUpdates', () => {
   it('streams every step from checkout to delivered and the driver positions, in order, then completes', async () => {
@@ -61,7 +71,9 @@ describe('subscription orderUpdates', () => {
     ]);
     expect(sub.events[2].driverId).toBe(driver.driverId);
     // Positions answer 6 decimals (docs/decisions.md "Coordinates in answers").
-    expect(sub.events.slice(6, 9).map((e) => [e.latitude, e.longitude])).toEqual(path.map((p) => [roundCoordinate(p.lat), roundCoordinate(p.lng)]));
+    expect(sub.events.slice(6, 9).map((e) => [e.latitude, e.longitude])).toEqual(
+      path.map((p) => [roundCoordinate(p.lat), roundCoordinate(p.lng)]),
+    );
     const stamps = sub.events.map((e) => Date.parse(e.at));
     expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
   });
@@ -115,9 +127,15 @@ describe('subscription orderUpdates', () => {
       const id = (await placeOrder(throttled, t.w)).body.data.order_id;
       await throttled.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
       for (let i = 1; i <= 4; i++) {
-        await throttled.http.post('/api/v1/driver/location', { latitude: near().lat + i / 1000, longitude: near().lng }, { token: driver.token });
+        await throttled.http.post(
+          '/api/v1/driver/location',
+          { latitude: near().lat + i / 1000, longitude: near().lng },
+          { token: driver.token },
+        );
       }
-      const rows = await t.server.db.orm.em.fork().execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
+      const rows = await t.server.db.orm.em
+        .fork()
+        .execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
       expect(rows).toEqual([{ n: 1 }]);
       const [position] = await t.server.db.orm.em.fork().execute(`select latitude from drivers where id = ?`, [driver.driverId]);
       expect(position.latitude).toBeCloseTo(near().lat + 0.004, 6); // the position itself is always kept
@@ -129,9 +147,14 @@ describe('subscription orderUpdates', () => {
 
 describe('subscription storeOrderUpdates', () => {
   it("tells the owner about new and changed orders of their stores, and nobody else's", async () => {
-    const sub = subscribe<Update & { orderId: number }>(client(t.w.owner.token), `subscription { storeOrderUpdates { orderId seq status } }`);
+    const sub = subscribe<Update & { orderId: number }>(
+      client(t.w.owner.token),
+      `subscription { storeOrderUpdates { orderId seq status } }`,
+    );
     const other = await t.make.store();
-    const strangerSub = subscribe(client(t.w.customer.token), `subscription($s: Int) { storeOrderUpdates(storeId: $s) { orderId } }`, { s: other.id });
+    const strangerSub = subscribe(client(t.w.customer.token), `subscription($s: Int) { storeOrderUpdates(storeId: $s) { orderId } }`, {
+      s: other.id,
+    });
     await strangerSub.completed;
     expect(JSON.stringify(strangerSub.errors)).toMatch(/do not own this store/);
     await until(() => t.server.app.listeners(`store:${t.w.owner.store.id}`) > 0, "the owner's subscription");
@@ -148,7 +171,10 @@ describe('subscription storeOrderUpdates', () => {
 describe('subscription driverOrderUpdates', () => {
   it('tells a driver about the order assigned to them', async () => {
     const driver = await onlineDriver(t.server, near());
-    const sub = subscribe<Update & { orderId: number }>(client(driver.token), `subscription { driverOrderUpdates { orderId type driverId } }`);
+    const sub = subscribe<Update & { orderId: number }>(
+      client(driver.token),
+      `subscription { driverOrderUpdates { orderId type driverId } }`,
+    );
     await until(() => t.server.app.listeners(`driver:${driver.driverId}`) > 0, "the driver's subscription");
     const id = (await placeOrder(t.server, t.w)).body.data.order_id;
     await store(id, 'accept');

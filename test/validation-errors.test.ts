@@ -76,7 +76,10 @@ describe('a cart reports all its problems at once', () => {
     const w = await orderWorld(t.server, t.make);
     await t.server.db.orm.em.fork().execute('delete from store_opening_hours where store_id = ?', [w.owner.store.id]);
     const body = cart(w) as Record<string, any>;
-    body.items = [{ ...body.items[0], quantity: 0 }, { product_id: 999999, quantity: 1 }];
+    body.items = [
+      { ...body.items[0], quantity: 0 },
+      { product_id: 999999, quantity: 1 },
+    ];
     const res = await placeOrder(t.server, w, body as never);
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
@@ -86,7 +89,16 @@ describe('a cart reports all its problems at once', () => {
     });
     const graphql = await t.server.http.graphql(
       `mutation($input: CheckoutInput!) { placeOrder(input: $input) { message } }`,
-      { input: { storeId: w.owner.store.id, addressId: w.addressId, items: [{ productId: w.cola.id, quantity: 100 }, { productId: 999999, quantity: 1 }] } },
+      {
+        input: {
+          storeId: w.owner.store.id,
+          addressId: w.addressId,
+          items: [
+            { productId: w.cola.id, quantity: 100 },
+            { productId: 999999, quantity: 1 },
+          ],
+        },
+      },
       { token: w.customer.token },
     );
     expect(graphql.body.errors[0].extensions).toEqual({

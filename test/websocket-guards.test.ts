@@ -115,7 +115,10 @@ describe('the token of an open socket', () => {
     const second = await server.http.post('/v1/auth/customer/send-otp', { phone_number: w.customer.user.phone_number });
     expect(second.status).toBe(202);
     const code = server.whatsapp.lastCodeFor(w.customer.user.phone_number);
-    const other = await server.http.post('/v1/auth/customer/verify-otp', { phone_number: w.customer.user.phone_number, verification_code: code });
+    const other = await server.http.post('/v1/auth/customer/verify-otp', {
+      phone_number: w.customer.user.phone_number,
+      verification_code: code,
+    });
     const otherSocket = track(await initSocket(server.wsUrl, other.body.data.access_token));
 
     const started = Date.now();

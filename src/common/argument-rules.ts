@@ -47,7 +47,13 @@ export function compileRules(target: ArgumentClass): Check | null {
         if (constraint.async) return null;
         property.rules.push((object) => {
           const value = object[name];
-          const args: ValidationArguments = { targetName: object.constructor?.name, property: name, object, value, constraints: metadata.constraints };
+          const args: ValidationArguments = {
+            targetName: object.constructor?.name,
+            property: name,
+            object,
+            value,
+            constraints: metadata.constraints,
+          };
           // A constraint answering a promise is left to class-validator.
           return constraint.instance.validate(value, args) === true;
         });

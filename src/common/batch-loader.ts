@@ -76,7 +76,9 @@ export interface LoaderScope {
 }
 
 /** `S`: a loader that needs more of the request than its em (the clock) names the scope it takes. */
-export function batchLoader<K, V, S extends LoaderScope = LoaderScope>(batch: (em: EntityManager, keys: readonly K[], scope: S) => Promise<V[]>) {
+export function batchLoader<K, V, S extends LoaderScope = LoaderScope>(
+  batch: (em: EntityManager, keys: readonly K[], scope: S) => Promise<V[]>,
+) {
   const loaderOf = (scope: S): PrimedLoader<K, V> => {
     let loader = scope.loaders.get(loaderOf) as PrimedLoader<K, V> | undefined;
     if (!loader) {

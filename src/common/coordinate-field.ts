@@ -56,9 +56,12 @@ export function roundCoordinatesDirectly(schema: GraphQLSchema): string[] {
       const schemaField = type.getFields()[field.schemaName];
       if (!schemaField?.resolve || 'wrapped' in schemaField.resolve) continue;
       const wrapped = schemaField.resolve as GraphQLFieldResolver<unknown, unknown>;
-      schemaField.resolve = Object.assign((root: unknown) => roundCoordinate((root as Record<string, unknown>)[name] as number | null | undefined), {
-        wrapped,
-      });
+      schemaField.resolve = Object.assign(
+        (root: unknown) => roundCoordinate((root as Record<string, unknown>)[name] as number | null | undefined),
+        {
+          wrapped,
+        },
+      );
       replaced.push(`${type.name}.${schemaField.name}`);
     }
   }

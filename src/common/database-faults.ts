@@ -12,7 +12,11 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 export const RETRY_AFTER_SECONDS = 2;
 
 export function databaseFault(error: unknown): AppError | undefined {
-  for (let cause = error as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
+  for (
+    let cause = error as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    cause && depth < 4;
+    depth++
+  ) {
     const code = typeof cause.code === 'string' ? cause.code : undefined;
     const busy =
       (code && (BUSY_STATES.has(code) || UNREACHABLE.has(code))) ||

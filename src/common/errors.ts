@@ -53,12 +53,10 @@ export class AppError extends Error {
 export const unauthenticated = (message = 'Unauthenticated.') => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message = 'This action is unauthorized.') => new AppError('FORBIDDEN', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
-export const rateLimited = (message: string, retryAfter?: number) =>
-  new AppError('RATE_LIMITED', message, { retryAfter });
+export const rateLimited = (message: string, retryAfter?: number) => new AppError('RATE_LIMITED', message, { retryAfter });
 
 /** 404 naming the model and the id, as spec §7 asks: "No query results for model [Store] 12". */
-export const notFound = (model: string, id: string | number) =>
-  new AppError('NOT_FOUND', `No query results for model [${model}] ${id}`);
+export const notFound = (model: string, id: string | number) => new AppError('NOT_FOUND', `No query results for model [${model}] ${id}`);
 
 export const validationFailed = (fields: FieldErrors, message = 'The given data was invalid.') =>
   new AppError('VALIDATION', message, { fields });

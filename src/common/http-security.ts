@@ -15,7 +15,10 @@ import helmet from 'helmet';
 export function securityHeaders(): RequestHandler {
   const headers = recordHeaders(
     helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] } },
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] },
+      },
       strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
       xFrameOptions: { action: 'deny' },
       referrerPolicy: { policy: 'no-referrer' },

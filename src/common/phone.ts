@@ -6,11 +6,7 @@ import { parsePhoneNumberFromString, CountryCode } from 'libphonenumber-js/max';
  * `alsoAccept` (configured test numbers such as +1 555 ranges) pass even though no real
  * numbering plan holds them.
  */
-export function normalizePhone(
-  input: string,
-  defaultCountry?: string,
-  alsoAccept?: { has(e164: string): boolean },
-): string | undefined {
+export function normalizePhone(input: string, defaultCountry?: string, alsoAccept?: { has(e164: string): boolean }): string | undefined {
   const parsed = parsePhoneNumberFromString(input.trim(), defaultCountry as CountryCode | undefined);
   if (!parsed) return undefined;
   return parsed.isValid() || alsoAccept?.has(parsed.number) ? parsed.number : undefined;

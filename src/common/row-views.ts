@@ -54,7 +54,9 @@ function shapeOf(em: EntityManager, entity: EntityClass<object>): Shape {
 
 /** The select list of a view of `entity` from the table aliased `alias` (code from metadata, no values). */
 export function viewColumns(em: EntityManager, entity: EntityClass<object>, alias: string): string {
-  return selectOf(em, entity, alias, ({ columns }) => columns.map(([column, property]) => `${alias}."${column}" as "${property}"`).join(', '));
+  return selectOf(em, entity, alias, ({ columns }) =>
+    columns.map(([column, property]) => `${alias}."${column}" as "${property}"`).join(', '),
+  );
 }
 
 /** A select text built from `entity`'s shape once per key (the texts depend on code only: a few per entity). */

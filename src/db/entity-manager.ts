@@ -24,7 +24,10 @@ import { moveTables, reachedTables } from './table-generations';
 interface KnexClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<void>;
-  query(connection: unknown, sql: string | { sql: string; bindings: unknown[]; options?: { name: string } }): Promise<{ response: unknown }>;
+  query(
+    connection: unknown,
+    sql: string | { sql: string; bindings: unknown[]; options?: { name: string } },
+  ): Promise<{ response: unknown }>;
 }
 
 /** A value `executePrepared` binds: sent as text, typed by where its placeholder stands. */
@@ -225,7 +228,8 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
    */
   async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[]): Promise<T[]> {
     for (const value of params) {
-      if (value !== null && typeof value === 'object') throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
+      if (value !== null && typeof value === 'object')
+        throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
     }
     // Writes go through `execute`, which moves the tables' generations (the answer cache's invalidation).
     const writes = executeWrites(sql);

@@ -51,8 +51,10 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
       max: poolMax,
       // Each new connection gets the session limits before the pool hands it out.
       ...(settings && {
-        afterCreate: (connection: { query(sql: string, done: (error?: Error) => void): void }, done: (error: Error | undefined, c: unknown) => void) =>
-          connection.query(settings, (error) => done(error, connection)),
+        afterCreate: (
+          connection: { query(sql: string, done: (error?: Error) => void): void },
+          done: (error: Error | undefined, c: unknown) => void,
+        ) => connection.query(settings, (error) => done(error, connection)),
       }),
     },
     ...(limits && { driverOptions: { acquireConnectionTimeout: limits.acquireTimeoutMs } }),

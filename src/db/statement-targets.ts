@@ -18,7 +18,8 @@ export interface TableWrite {
 export type StatementWrites = readonly TableWrite[] | typeof EVERY;
 
 /** Statements that change no table's rows (reads, session and transaction control, a cursor's steps, statistics). */
-const NO_WRITE = /^(select|values|table|show|set|reset|begin|start|commit|end|rollback|savepoint|release|declare|fetch|move|close|listen|unlisten|notify|lock|vacuum|analyze|discard|prepare|deallocate)$/;
+const NO_WRITE =
+  /^(select|values|table|show|set|reset|begin|start|commit|end|rollback|savepoint|release|declare|fetch|move|close|listen|unlisten|notify|lock|vacuum|analyze|discard|prepare|deallocate)$/;
 
 /** A table name as written, perhaps schema-qualified and quoted: the captured part is the table's own name. */
 const NAME = String.raw`(?:only\s+)?(?:"[^"]+"|\w+)(?:\s*\.\s*(?:"[^"]+"|\w+))?`;
@@ -27,7 +28,10 @@ const NAME = String.raw`(?:only\s+)?(?:"[^"]+"|\w+)(?:\s*\.\s*(?:"[^"]+"|\w+))?`
  * (`for update`, `for no key update`), an upsert's `do update` and a merge's `then update|insert|
  * delete` (they write the statement's own target).
  */
-const TARGETS = new RegExp(String.raw`\b(?:insert\s+into|delete\s+from|merge\s+into|(?<!\b(?:for|key|do|then)\s+)update)\s+(${NAME})`, 'gi');
+const TARGETS = new RegExp(
+  String.raw`\b(?:insert\s+into|delete\s+from|merge\s+into|(?<!\b(?:for|key|do|then)\s+)update)\s+(${NAME})`,
+  'gi',
+);
 /** Every word that may start a write: each must be one of TARGETS' matches or of NOT_A_WRITE's. */
 const WRITE_WORDS = /\b(insert|delete|merge|update)\b/gi;
 const NOT_A_WRITE = /\b(?:(?:for|key|do)\s+update|then\s+(?:update|insert|delete))\b/gi;
@@ -38,12 +42,18 @@ function statements(sql: string): string[] | undefined {
   // unterminated one leaves the text unreadable: undefined.
   const stripped = sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\/|[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\$(\w*)\$[\s\S]*?\$\1\$/g, ' ');
   if (/'|\$\w*\$|\/\*/.test(stripped)) return undefined;
-  return stripped.split(';').map((s) => s.trim()).filter((s) => s !== '');
+  return stripped
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** The table's own name: the last part, unquoted; unquoted names fold to lower case as PostgreSQL folds them. */
 function tableName(written: string): string {
-  const last = written.replace(/^only\s+/i, '').split(/\s*\.\s*(?=(?:"[^"]+"|\w+)$)/).pop()!;
+  const last = written
+    .replace(/^only\s+/i, '')
+    .split(/\s*\.\s*(?=(?:"[^"]+"|\w+)$)/)
+    .pop()!;
   return last.startsWith('"') ? last.slice(1, -1) : last.toLowerCase();
 }
 

@@ -41,8 +41,7 @@ export type LimitName = keyof typeof LIMITS;
 
 export const TOO_COMPLEX = 'QUERY_TOO_COMPLEX';
 
-const tooComplex = (limit: LimitName, message: string) =>
-  new GraphQLError(message, { extensions: { code: TOO_COMPLEX, limit } });
+const tooComplex = (limit: LimitName, message: string) => new GraphQLError(message, { extensions: { code: TOO_COMPLEX, limit } });
 
 /** Armor's rules report "Syntax Error: <limit> exceeded, found N."; we report it under our code. */
 const armor = (limit: LimitName) => ({

@@ -74,7 +74,8 @@ export function callFieldResolversDirectly(schema: GraphQLSchema, resolvers: rea
   const replaced: string[] = [];
   for (const def of candidates) {
     const typeClass = typeClassOf(def);
-    if (!typeClass || wrapped(def.target, def.methodName) || (def.kind === 'internal' ? false : wrapped(typeClass, def.methodName))) continue;
+    if (!typeClass || wrapped(def.target, def.methodName) || (def.kind === 'internal' ? false : wrapped(typeClass, def.methodName)))
+      continue;
     // One resolver for the field, and no subclass type inheriting it (whose field would share it).
     if (candidates.some((other) => other !== def && typeClassOf(other) === typeClass && other.methodName === def.methodName)) continue;
     if (storage.objectTypes.some((o) => o.target !== typeClass && Object.prototype.isPrototypeOf.call(typeClass, o.target))) continue;
@@ -95,8 +96,16 @@ export function callFieldResolversDirectly(schema: GraphQLSchema, resolvers: rea
         return typeof value === 'function' ? original(root, args, context, info) : value;
       };
     } else {
-      const params = storage.params.filter((p) => p.target === def.target && p.methodName === def.methodName).sort((a, b) => a.index - b.index);
-      const shapes = params.map((p) => (p.kind === 'root' && p.propertyName === undefined ? 'root' : p.kind === 'context' && p.propertyName === undefined ? 'context' : 'other'));
+      const params = storage.params
+        .filter((p) => p.target === def.target && p.methodName === def.methodName)
+        .sort((a, b) => a.index - b.index);
+      const shapes = params.map((p) =>
+        p.kind === 'root' && p.propertyName === undefined
+          ? 'root'
+          : p.kind === 'context' && p.propertyName === undefined
+            ? 'context'
+            : 'other',
+      );
       if (shapes.join() !== 'root,context' || params.some((p, k) => p.index !== k)) continue;
       const rootParam = params[0] as { getType?: () => unknown };
       const rootClass = rootParam.getType?.();
@@ -106,7 +115,8 @@ export function callFieldResolversDirectly(schema: GraphQLSchema, resolvers: rea
       if (Reflect.ownKeys(instance).length > 0) continue;
       const method = (Resolver.prototype as Record<string, unknown>)[def.methodName];
       if (typeof method !== 'function') continue;
-      direct = (root, args, context, info) => (root instanceof rootClass ? method.call(instance, root, context) : original(root, args, context, info));
+      direct = (root, args, context, info) =>
+        root instanceof rootClass ? method.call(instance, root, context) : original(root, args, context, info);
     }
     field.resolve = Object.assign(direct, { wrapped: original });
     replaced.push(`${type.name}.${field.name}`);
@@ -116,7 +126,11 @@ export function callFieldResolversDirectly(schema: GraphQLSchema, resolvers: rea
 
 /** Whether `name` is a getter on `target`'s prototype chain. */
 function getterOf(target: ResolverClass, name: string): boolean {
-  for (let proto: object | null = target.prototype as object; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto: object | null = target.prototype as object;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     const descriptor = Object.getOwnPropertyDescriptor(proto, name);
     if (descriptor) return descriptor.get !== undefined;
   }

@@ -59,7 +59,12 @@ export class SocketGuard {
       return { ok: true };
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
-      return { ok: false, status: 429, message: 'Too many connections; try again later.', retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+      return {
+        ok: false,
+        status: 429,
+        message: 'Too many connections; try again later.',
+        retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)),
+      };
     }
   }
 
@@ -122,10 +127,13 @@ export class SocketGuard {
 
   private armExpiry(socket: WebSocket, state: SocketState): void {
     const left = state.viewer!.expiresAt.getTime() - Date.now();
-    state.expiry = setTimeout(() => {
-      if (state.viewer!.expiresAt.getTime() > Date.now()) this.armExpiry(socket, state);
-      else socket.close(CLOSE.unauthorized, 'The token has expired.');
-    }, Math.min(Math.max(0, left), MAX_TIMER_MS)).unref();
+    state.expiry = setTimeout(
+      () => {
+        if (state.viewer!.expiresAt.getTime() > Date.now()) this.armExpiry(socket, state);
+        else socket.close(CLOSE.unauthorized, 'The token has expired.');
+      },
+      Math.min(Math.max(0, left), MAX_TIMER_MS),
+    ).unref();
   }
 
   /**

@@ -84,7 +84,11 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
       onSubscribe: async (ctx, _id, payload) => {
         // graphql-ws has already reserved this operation's id, so it counts itself.
         if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_SOCKET) {
-          return [new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per connection.`, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } })];
+          return [
+            new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per connection.`, {
+              extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+            }),
+          ];
         }
         let document;
         try {
@@ -99,11 +103,16 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
             d.kind === Kind.OPERATION_DEFINITION && (!payload.operationName || d.name?.value === payload.operationName),
         );
         if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
-          return [new GraphQLError('Only subscriptions are served over the websocket; send queries and mutations to POST /graphql.', { extensions: { code: 'OPERATION_NOT_ALLOWED' } })];
+          return [
+            new GraphQLError('Only subscriptions are served over the websocket; send queries and mutations to POST /graphql.', {
+              extensions: { code: 'OPERATION_NOT_ALLOWED' },
+            }),
+          ];
         }
         // The caller is checked again for every subscription: a token revoked since connecting stops here.
         const contextValue = await contextFor(ctx.extra.request, ctx.extra.authorization);
-        if (!contextValue.viewer) return [new GraphQLError(contextValue.authError?.message ?? 'Unauthenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
+        if (!contextValue.viewer)
+          return [new GraphQLError(contextValue.authError?.message ?? 'Unauthenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
       },
       // The same shapes as /graphql: codes, no suggestions in production, internal errors masked.

@@ -23,10 +23,7 @@ export function pagesRouter({ graphiql, webDir = WEB_BUILD_DIR }: PagesOptions):
   // (GraphiQL in production) cannot be opened by its file name either.
   router.use('/web', (req, _res, next) => next(/\.html?$/i.test(req.path) ? 'router' : undefined));
   // Hashed file names: cached for a year. The HTML pages themselves are never cached.
-  router.use(
-    '/web',
-    express.static(webDir, { index: false, immutable: true, maxAge: '1y', setHeaders: (res) => setPageHeaders(res) }),
-  );
+  router.use('/web', express.static(webDir, { index: false, immutable: true, maxAge: '1y', setHeaders: (res) => setPageHeaders(res) }));
 
   const sendPage = (name: 'dashboard' | 'graphiql') => (_req: Request, res: Response) => {
     setPageHeaders(res);

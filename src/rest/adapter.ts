@@ -4,16 +4,7 @@
  * document with the same context, auth and validation as /graphql.
  */
 import { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import {
-  DocumentNode,
-  GraphQLInputType,
-  GraphQLSchema,
-  Kind,
-  OperationDefinitionNode,
-  parse,
-  specifiedRules,
-  validate,
-} from 'graphql';
+import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, parse, specifiedRules, validate } from 'graphql';
 import { AppError, FieldErrors, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
@@ -73,7 +64,15 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     } catch (error) {
       throw new Error(`REST route ${where} is invalid:\n  ${(error as Error).message}`, { cause: error });
     }
-    return { ...route, ast, operation, rootKey: root.alias?.value ?? root.name.value, auth: field?.extensions?.[SIGNED_IN] === true, variables, execute };
+    return {
+      ...route,
+      ast,
+      operation,
+      rootKey: root.alias?.value ?? root.name.value,
+      auth: field?.extensions?.[SIGNED_IN] === true,
+      variables,
+      execute,
+    };
   });
 }
 
@@ -114,7 +113,10 @@ export function restRouter(
           // As res.json writes it (no JSON settings on the app): the same bytes, whether sent now or kept.
           return JSON.stringify(envelope(route, result.data?.[route.rootKey] as Record<string, unknown> | null));
         };
-        const body = route.cache && opts.cache ? await opts.cache.answer(answerKey(route, variableValues, ctx), route.cache.reads, answer) : await answer();
+        const body =
+          route.cache && opts.cache
+            ? await opts.cache.answer(answerKey(route, variableValues, ctx), route.cache.reads, answer)
+            : await answer();
         // res.json's own steps (its content type unless one is set, then res.send: ETag, 304, HEAD).
         sendJsonText(req, res, route.status ?? 200, body);
       } catch (error) {
@@ -199,5 +201,4 @@ function withRuleErrors(reading: FieldErrors, rules: FieldErrors): FieldErrors {
   return merged;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -18,7 +18,13 @@ export const SEARCH_READS: readonly string[] = ['stores', 'store_search_names', 
 /** The reach index (in process) is rebuilt from the store cards, or catches up from its change log, when its version moves. */
 export const NEARBY_READS: readonly string[] = [...STORE_CARD, 'store_reach_version', 'store_reach_changes'];
 export const ADS_READS: readonly string[] = ['ads'];
-export const CATALOG_READS: readonly string[] = [...STORE_CARD, ...VISIBLE_PRODUCTS, 'product_option_groups', 'product_option_values', 'product_supplements'];
+export const CATALOG_READS: readonly string[] = [
+  ...STORE_CARD,
+  ...VISIBLE_PRODUCTS,
+  'product_option_groups',
+  'product_option_values',
+  'product_supplements',
+];
 export const STORE_PRODUCTS_READS: readonly string[] = ['stores', ...VISIBLE_PRODUCTS];
 export const STORE_DETAILS_READS: readonly string[] = STORE_CARD;
 export const STORE_CATEGORIES_READS: readonly string[] = ['store_categories'];

@@ -41,7 +41,9 @@ export function rowExecutor(
   }
   const other = variables.filter(({ type }) => !isSpecifiedScalarType(getNamedType(type)));
   if (other.length > 0) {
-    throw new Error(`a query row takes built-in scalar variables only (compiled execution coerces others differently): ${other.map((v) => `$${v.name}`).join(', ')}`);
+    throw new Error(
+      `a query row takes built-in scalar variables only (compiled execution coerces others differently): ${other.map((v) => `$${v.name}`).join(', ')}`,
+    );
   }
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`the document does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);

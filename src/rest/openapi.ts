@@ -38,7 +38,10 @@ const SCALARS: Record<string, Schema> = {
 const ERROR = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] };
 const VALIDATION_ERROR = {
   type: 'object',
-  properties: { message: { type: 'string' }, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+  properties: {
+    message: { type: 'string' },
+    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+  },
   required: ['errors'],
 };
 
@@ -57,7 +60,9 @@ function inputSchema(type: GraphQLType): Schema {
     const fields = Object.values(type.getFields());
     return {
       type: 'object',
-      properties: Object.fromEntries(fields.map((f) => [snakeCase(f.name), { ...inputSchema(f.type), ...(f.description && { description: f.description }) }])),
+      properties: Object.fromEntries(
+        fields.map((f) => [snakeCase(f.name), { ...inputSchema(f.type), ...(f.description && { description: f.description }) }]),
+      ),
       required: fields.filter((f) => isNonNullType(f.type)).map((f) => snakeCase(f.name)),
     };
   }
@@ -65,7 +70,11 @@ function inputSchema(type: GraphQLType): Schema {
 }
 
 /** JSON schema of what a selection answers, aliases and fragments included. */
-function outputSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>): Schema {
+function outputSchema(
+  type: GraphQLOutputType,
+  selection: SelectionSetNode | undefined,
+  fragments: Map<string, FragmentDefinitionNode>,
+): Schema {
   if (isNonNullType(type)) {
     const inner = outputSchema(type.ofType, selection, fragments);
     return inner.anyOf ? (inner.anyOf as Schema[])[0] : inner;
@@ -107,7 +116,11 @@ function responseSchema(route: CompiledRoute, schema: GraphQLSchema): Schema {
     case 'message':
       return {
         type: 'object',
-        properties: { success: { type: 'boolean', const: true }, message: { type: 'string' }, ...(object.properties?.data && { data: object.properties.data }) },
+        properties: {
+          success: { type: 'boolean', const: true },
+          message: { type: 'string' },
+          ...(object.properties?.data && { data: object.properties.data }),
+        },
         required: ['success', 'message'],
       };
     default:
@@ -141,7 +154,9 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[]):
     if (!bodySchema && Object.keys(body).length > 0) bodySchema = { type: 'object', properties: body, required };
     const status = String(route.status ?? 200);
     const errors: Record<string, Schema> = {
-      ...(route.auth && { 401: { description: 'Missing, expired, invalid or revoked token', content: { 'application/json': { schema: ERROR } } } }),
+      ...(route.auth && {
+        401: { description: 'Missing, expired, invalid or revoked token', content: { 'application/json': { schema: ERROR } } },
+      }),
       ...(pathParams.size > 0 && { 404: { description: 'Not found', content: { 'application/json': { schema: ERROR } } } }),
       422: { description: 'Validation failed', content: { 'application/json': { schema: VALIDATION_ERROR } } },
     };
@@ -150,7 +165,10 @@ export function openApiDocument(schema: GraphQLSchema, routes: CompiledRoute[]):
       ...(route.auth && { security: [{ bearer: [] }] }),
       ...(parameters.length > 0 && { parameters }),
       ...(bodySchema && { requestBody: { required: true, content: { 'application/json': { schema: bodySchema } } } }),
-      responses: { [status]: { description: 'Success', content: { 'application/json': { schema: responseSchema(route, schema) } } }, ...errors },
+      responses: {
+        [status]: { description: 'Success', content: { 'application/json': { schema: responseSchema(route, schema) } } },
+        ...errors,
+      },
     };
   }
   return {

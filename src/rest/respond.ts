@@ -19,11 +19,13 @@ export function sendError(res: Response, error: unknown, opts: ErrorRendering): 
     opts.logger.error({ err: error }, 'unhandled error');
     const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
     const failure = cause instanceof Error ? cause : new Error(String(cause));
-    res.status(500).json(
-      opts.development
-        ? { message: failure.message, exception: failure.name, trace: failure.stack?.split('\n').map((l) => l.trim()) }
-        : { message: 'Server Error' },
-    );
+    res
+      .status(500)
+      .json(
+        opts.development
+          ? { message: failure.message, exception: failure.name, trace: failure.stack?.split('\n').map((l) => l.trim()) }
+          : { message: 'Server Error' },
+      );
     return;
   }
   sendAppError(res, appError, opts.renameFields);

@@ -22,7 +22,11 @@ import { FieldErrors } from '../common/errors';
 import { ruleProblems } from '../common/validation';
 
 /** Problems of the root field's input-object arguments, keyed as type-graphql keys them. */
-export async function ruleErrors(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Promise<FieldErrors> {
+export async function ruleErrors(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Promise<FieldErrors> {
   const root = operation.selectionSet.selections[0];
   const parent = operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
   if (root?.kind !== Kind.FIELD || !parent) return {};

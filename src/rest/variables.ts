@@ -19,7 +19,6 @@ import {
 import { FieldErrors } from '../common/errors';
 import { snakeCase } from './field-names';
 
-
 export function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
   return typeFromAST(schema, definition.type as never) as GraphQLInputType;
 }
@@ -58,7 +57,13 @@ export class VariableReader {
     }
     if (isEnumType(type)) {
       if (typeof value === 'string' && type.getValue(value)) return value;
-      return this.fail(path, `The ${path} must be one of: ${type.getValues().map((v) => v.name).join(', ')}.`);
+      return this.fail(
+        path,
+        `The ${path} must be one of: ${type
+          .getValues()
+          .map((v) => v.name)
+          .join(', ')}.`,
+      );
     }
     if (isScalarType(type)) return this.scalar(value, type, path);
     return value;

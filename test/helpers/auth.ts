@@ -15,7 +15,11 @@ export function uniquePhone(): string {
 }
 
 /** send-otp -> verify-otp -> complete-profile through the WhatsApp fake. */
-export async function registerCustomer(server: TestServer, phone = uniquePhone(), names = { first_name: 'Amina', last_name: 'Haddad' }): Promise<SignedIn> {
+export async function registerCustomer(
+  server: TestServer,
+  phone = uniquePhone(),
+  names = { first_name: 'Amina', last_name: 'Haddad' },
+): Promise<SignedIn> {
   const sent = await server.http.post('/v1/auth/customer/send-otp', { phone_number: phone });
   if (sent.status !== 202) throw new Error(`send-otp answered ${sent.status}: ${JSON.stringify(sent.body)}`);
   const code = server.whatsapp.lastCodeFor(phone);

@@ -16,7 +16,15 @@ export function launchBrowser(): Promise<Browser> {
     headless: true,
     // Root in a container needs --no-sandbox; the networking flags stop Chromium calling
     // home, which this closed network refuses (see ../shared/STACK.md).
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -69,7 +69,8 @@ export class Factory {
     );
     await this.save(store);
     const em = this.em();
-    for (const [dayOfWeek, opensAt, closesAt] of hours ?? [0, 1, 2, 3, 4, 5, 6].map((d): [number, string, string] => [d, '00:00', '00:00'])) {
+    for (const [dayOfWeek, opensAt, closesAt] of hours ??
+      [0, 1, 2, 3, 4, 5, 6].map((d): [number, string, string] => [d, '00:00', '00:00'])) {
       em.persist(em.create(OpeningHours, { store: store.id, dayOfWeek, opensAt, closesAt }));
     }
     await em.flush();
@@ -83,7 +84,11 @@ export class Factory {
   menuCategory(menu: Menu, over: Partial<MenuCategory> = {}) {
     const em = this.em();
     return this.save(
-      Object.assign(new MenuCategory(), { store: em.getReference(Store, menu.store.id), menu: em.getReference(Menu, menu.id), name: `Section ${next()}` }, over),
+      Object.assign(
+        new MenuCategory(),
+        { store: em.getReference(Store, menu.store.id), menu: em.getReference(Menu, menu.id), name: `Section ${next()}` },
+        over,
+      ),
     );
   }
 
@@ -115,11 +120,27 @@ export class Factory {
     return { store, menu, category, products };
   }
 
-  async optionGroup(product: Product, over: Partial<ProductOptionGroup> = {}, values: [string, number][] = [['Small', 0], ['Large', 1500]]) {
+  async optionGroup(
+    product: Product,
+    over: Partial<ProductOptionGroup> = {},
+    values: [string, number][] = [
+      ['Small', 0],
+      ['Large', 1500],
+    ],
+  ) {
     const em = this.em();
-    const group = em.create(ProductOptionGroup, { product: product.id, name: 'Size', isRequired: true, minSelect: 1, maxSelect: 1, ...over });
+    const group = em.create(ProductOptionGroup, {
+      product: product.id,
+      name: 'Size',
+      isRequired: true,
+      minSelect: 1,
+      maxSelect: 1,
+      ...over,
+    });
     em.persist(group);
-    const created = values.map(([name, priceCents], i) => Object.assign(new ProductOptionValue(), { group, name, priceCents, sortOrder: i }));
+    const created = values.map(([name, priceCents], i) =>
+      Object.assign(new ProductOptionValue(), { group, name, priceCents, sortOrder: i }),
+    );
     em.persist(created);
     await em.flush();
     return { group, values: created };

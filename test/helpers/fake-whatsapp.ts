@@ -27,7 +27,13 @@ export class FakeWhatsApp {
       const body = JSON.parse(raw);
       this.messages.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.${this.messages.length}` }] }));
+      res.end(
+        JSON.stringify({
+          messaging_product: 'whatsapp',
+          contacts: [{ input: body.to, wa_id: body.to }],
+          messages: [{ id: `wamid.${this.messages.length}` }],
+        }),
+      );
     });
   });
 

@@ -24,7 +24,10 @@ export async function orderWorld(server: TestServer, make: Factory): Promise<Ord
   const section = await make.menuCategory(menu);
   const pizza = await make.product(section, { name: 'Margherita', priceCents: 6000 });
   const cola = await make.product(section, { name: 'Cola', priceCents: 1200 });
-  const size = await make.optionGroup(pizza, { name: 'Size' }, [['Medium', 0], ['Large', 2500]]);
+  const size = await make.optionGroup(pizza, { name: 'Size' }, [
+    ['Medium', 0],
+    ['Large', 2500],
+  ]);
   const cheese = await make.supplement(pizza, 'Extra cheese', 800);
   const customer = await registerCustomer(server);
   const near = northOf({ lat: owner.store.latitude, lng: owner.store.longitude }, 1);
@@ -57,7 +60,13 @@ export function cart(w: OrderWorld, extra: Record<string, unknown> = {}) {
     store_id: w.owner.store.id,
     address_id: w.addressId,
     items: [
-      { product_id: w.pizza.id, quantity: 2, options: [w.pizza.sizes[1]], supplements: [w.pizza.cheese], special_instructions: 'Well done' },
+      {
+        product_id: w.pizza.id,
+        quantity: 2,
+        options: [w.pizza.sizes[1]],
+        supplements: [w.pizza.cheese],
+        special_instructions: 'Well done',
+      },
       { product_id: w.cola.id, quantity: 1 },
     ],
     ...extra,

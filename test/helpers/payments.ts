@@ -14,7 +14,10 @@ import { OrderWorld, useOrderWorld } from './orders';
  */
 export function usePaymentWorld() {
   const fake = new FakeStripe();
-  return Object.assign(useOrderWorld({}, (ready, env) => useStripeServer(fake, ready, env)), { fake });
+  return Object.assign(
+    useOrderWorld({}, (ready, env) => useStripeServer(fake, ready, env)),
+    { fake },
+  );
 }
 
 /** `fake` and a server using it for the test file; both are reset before each test. */

@@ -40,7 +40,11 @@ export class TestClock implements Clock {
 }
 
 /** `shared`: run on another server's database (two instances), which that server closes. */
-export async function startTestServer(env: Record<string, string> = {}, shared?: Database, options: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  shared?: Database,
+  options: { clock?: Clock } = {},
+): Promise<TestServer> {
   const whatsapp = new FakeWhatsApp();
   const whatsappUrl = await whatsapp.start();
   const config = loadConfig({

@@ -6,7 +6,11 @@ import { Factory } from './factories';
 import { startTestServer, TestClock, TestServer } from './server';
 import { Clock } from '../../src/common/clock';
 
-export function useTestServer(ready: (server: TestServer, make: Factory) => void, env: Record<string, string> = {}, options: { clock?: Clock } = {}): void {
+export function useTestServer(
+  ready: (server: TestServer, make: Factory) => void,
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): void {
   let server: TestServer | undefined;
   beforeAll(async () => {
     server = await startTestServer(env, undefined, options);

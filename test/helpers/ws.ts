@@ -30,7 +30,11 @@ export interface Subscription<T> {
   unsubscribe(): void;
 }
 
-export function subscribe<T = Record<string, unknown>>(client: Client, query: string, variables: Record<string, unknown> = {}): Subscription<T> {
+export function subscribe<T = Record<string, unknown>>(
+  client: Client,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Subscription<T> {
   const events: T[] = [];
   const errors: unknown[] = [];
   let waiters: (() => void)[] = [];
@@ -67,7 +71,13 @@ export function subscribe<T = Record<string, unknown>>(client: Client, query: st
     unsubscribe,
     waitFor(count: number, ms = 10_000) {
       return new Promise<T[]>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${count} events; got ${events.length}: ${JSON.stringify(events)} ${JSON.stringify(errors)}`)), ms);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`waited ${ms} ms for ${count} events; got ${events.length}: ${JSON.stringify(events)} ${JSON.stringify(errors)}`),
+            ),
+          ms,
+        );
         const check = () => {
           if (events.length >= count) {
             clearTimeout(timer);

@@ -36,7 +36,11 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   try {
     response = await fetch('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(session && { authorization: `Bearer ${session.token}` }) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(session && { authorization: `Bearer ${session.token}` }),
+      },
       body: JSON.stringify({ query, variables }),
     });
   } catch {

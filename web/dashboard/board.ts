@@ -55,7 +55,12 @@ export function boardView(root: Element): () => void {
       columns,
       ...COLUMNS.map((column) => {
         const cards = orders.filter((o) => column.statuses.includes(o.status));
-        return h('section', { class: 'column', 'aria-label': column.title }, h('h2', {}, column.title, ' ', h('span', { class: 'count' }, cards.length)), ...cards.map(card));
+        return h(
+          'section',
+          { class: 'column', 'aria-label': column.title },
+          h('h2', {}, column.title, ' ', h('span', { class: 'count' }, cards.length)),
+          ...cards.map(card),
+        );
       }),
     );
   };
@@ -77,8 +82,19 @@ export function boardView(root: Element): () => void {
     else if (order.status === 'preparing') actions.append(step('ready'));
     return h(
       'article',
-      { class: `order${fresh.has(order.id) && order.status === 'pending_acceptance' ? ' fresh' : ''}`, 'data-order-id': order.id, 'data-status': order.status },
-      h('header', {}, h('strong', {}, `#${order.id}`), ' ', h('span', { class: 'status' }, label(order.status)), h('time', {}, time(order.createdAt))),
+      {
+        class: `order${fresh.has(order.id) && order.status === 'pending_acceptance' ? ' fresh' : ''}`,
+        'data-order-id': order.id,
+        'data-status': order.status,
+      },
+      h(
+        'header',
+        {},
+        h('strong', {}, `#${order.id}`),
+        ' ',
+        h('span', { class: 'status' }, label(order.status)),
+        h('time', {}, time(order.createdAt)),
+      ),
       h('p', { class: 'store' }, order.store.name),
       h('ul', { class: 'items' }, ...order.items.map((i) => h('li', {}, `${i.quantity} × ${i.productName}`))),
       h('p', { class: 'address' }, [order.deliveryAddress.line1, order.deliveryAddress.city].filter(Boolean).join(', ')),
@@ -90,15 +106,32 @@ export function boardView(root: Element): () => void {
   };
 
   const rejectForm = (state: { id: number; reason: string; note: string }) => {
-    const reason = h('select', { name: 'reason', 'aria-label': 'Reason' }, ...REJECTION_REASONS.map(([value, text]) => h('option', { value, selected: value === state.reason }, text)));
-    const note = h('input', { name: 'note', placeholder: 'Note for the customer (optional)', 'aria-label': 'Note', maxlength: 500, value: state.note });
+    const reason = h(
+      'select',
+      { name: 'reason', 'aria-label': 'Reason' },
+      ...REJECTION_REASONS.map(([value, text]) => h('option', { value, selected: value === state.reason }, text)),
+    );
+    const note = h('input', {
+      name: 'note',
+      placeholder: 'Note for the customer (optional)',
+      'aria-label': 'Note',
+      maxlength: 500,
+      value: state.note,
+    });
     reason.addEventListener('change', () => (state.reason = reason.value));
     note.addEventListener('input', () => (state.note = note.value));
     const keep = () => {
       rejecting = undefined;
       draw();
     };
-    const form = h('form', { class: 'reject' }, reason, note, h('button', { type: 'submit', class: 'danger' }, 'Reject order'), h('button', { type: 'button', class: 'secondary', onclick: keep }, 'Keep'));
+    const form = h(
+      'form',
+      { class: 'reject' },
+      reason,
+      note,
+      h('button', { type: 'submit', class: 'danger' }, 'Reject order'),
+      h('button', { type: 'button', class: 'secondary', onclick: keep }, 'Keep'),
+    );
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       rejecting = undefined;
@@ -150,7 +183,12 @@ export function boardView(root: Element): () => void {
     if (state === 'live') void reload();
     // The stream of a user who owns no store has nothing to follow and ends at once.
     if (state === 'ended' && orders.length === 0) {
-      render(notice, 'You own no store, so no orders come here. Your own orders are under ', h('a', { href: '/dashboard/orders', 'data-link': true }, 'My orders'), '.');
+      render(
+        notice,
+        'You own no store, so no orders come here. Your own orders are under ',
+        h('a', { href: '/dashboard/orders', 'data-link': true }, 'My orders'),
+        '.',
+      );
     }
   };
 

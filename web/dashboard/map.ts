@@ -27,7 +27,14 @@ export class TrackingMap {
     private readonly store: Point,
     private readonly home: Point,
   ) {
-    this.element.append(svg('rect', { class: 'ground', width: WIDTH, height: HEIGHT }), this.route, this.trail, this.storeMarker, this.homeMarker, this.driverMarker);
+    this.element.append(
+      svg('rect', { class: 'ground', width: WIDTH, height: HEIGHT }),
+      this.route,
+      this.trail,
+      this.storeMarker,
+      this.homeMarker,
+      this.driverMarker,
+    );
     this.driverMarker.setAttribute('visibility', 'hidden');
     this.draw();
   }

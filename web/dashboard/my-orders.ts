@@ -24,11 +24,18 @@ export function myOrdersView(root: Element): () => void {
               'ul',
               { class: 'order-list' },
               ...myOrders.map((o) =>
-                h('li', {}, h('a', { href: `/dashboard/orders/${o.id}`, 'data-link': true }, `#${o.id} · ${o.store.name}`), ` ${label(o.status)} · ${money(o.total)} · ${time(o.createdAt)}`),
+                h(
+                  'li',
+                  {},
+                  h('a', { href: `/dashboard/orders/${o.id}`, 'data-link': true }, `#${o.id} · ${o.store.name}`),
+                  ` ${label(o.status)} · ${money(o.total)} · ${time(o.createdAt)}`,
+                ),
               ),
             ),
       ),
     )
-    .catch((e) => render(root, h('h1', {}, 'My orders'), h('p', { class: 'error', role: 'alert' }, e instanceof ApiError ? e.describe() : String(e))));
+    .catch((e) =>
+      render(root, h('h1', {}, 'My orders'), h('p', { class: 'error', role: 'alert' }, e instanceof ApiError ? e.describe() : String(e))),
+    );
   return () => undefined;
 }

@@ -44,7 +44,14 @@ export function signInView(root: Element, signedIn: () => void): void {
     signedIn();
   };
 
-  const phoneInput = h('input', { id: 'phone', name: 'phone', type: 'tel', autocomplete: 'tel', required: true, placeholder: '+15550001001' });
+  const phoneInput = h('input', {
+    id: 'phone',
+    name: 'phone',
+    type: 'tel',
+    autocomplete: 'tel',
+    required: true,
+    placeholder: '+15550001001',
+  });
   const phoneForm = h(
     'form',
     { class: 'card' },
@@ -62,7 +69,15 @@ export function signInView(root: Element, signedIn: () => void): void {
   });
 
   const showCode = (phone: string, message: string) => {
-    const codeInput = h('input', { id: 'code', name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', required: true, pattern: '[0-9]{6}', maxlength: 6 });
+    const codeInput = h('input', {
+      id: 'code',
+      name: 'code',
+      inputmode: 'numeric',
+      autocomplete: 'one-time-code',
+      required: true,
+      pattern: '[0-9]{6}',
+      maxlength: 6,
+    });
     const codeForm = h(
       'form',
       { class: 'card' },
@@ -99,7 +114,10 @@ export function signInView(root: Element, signedIn: () => void): void {
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void busy(form, async () => {
-        finish((await gql<{ completeProfile: { session: Session } }>(REGISTER, { phone, first: first.value, last: last.value, registration })).completeProfile.session);
+        finish(
+          (await gql<{ completeProfile: { session: Session } }>(REGISTER, { phone, first: first.value, last: last.value, registration }))
+            .completeProfile.session,
+        );
       });
     });
     render(root, h('h1', {}, 'Create your account'), form, error);

@@ -41,7 +41,13 @@ export function trackingView(root: Element, id: number): () => void {
     .then(({ myOrder }) => {
       if (!closed) stop = show(root, myOrder);
     })
-    .catch((e) => render(root, h('h1', {}, `Order #${id}`), h('p', { class: 'error', role: 'alert' }, e instanceof ApiError ? e.describe() : String(e))));
+    .catch((e) =>
+      render(
+        root,
+        h('h1', {}, `Order #${id}`),
+        h('p', { class: 'error', role: 'alert' }, e instanceof ApiError ? e.describe() : String(e)),
+      ),
+    );
   return () => {
     closed = true;
     stop?.();
@@ -55,7 +61,8 @@ function show(root: Element, order: TrackedOrder): () => void {
     { lat: order.store.latitude, lng: order.store.longitude },
     { lat: order.deliveryAddress.latitude, lng: order.deliveryAddress.longitude },
   );
-  if (order.driver?.latitude != null && order.driver.longitude != null) map.moveDriver({ lat: order.driver.latitude, lng: order.driver.longitude });
+  if (order.driver?.latitude != null && order.driver.longitude != null)
+    map.moveDriver({ lat: order.driver.latitude, lng: order.driver.longitude });
 
   const statusLine = h('p', { class: 'current', 'data-status': order.status });
   const live = h('span', { class: 'live', 'data-state': 'connecting' });
@@ -66,11 +73,19 @@ function show(root: Element, order: TrackedOrder): () => void {
   const draw = () => {
     statusLine.dataset.status = order.status;
     statusLine.textContent = label(order.status);
-    const steps = FINAL.includes(order.status) && !HAPPY_PATH.includes(order.status) ? [...HAPPY_PATH.filter((s) => reached.has(s)), order.status] : HAPPY_PATH;
+    const steps =
+      FINAL.includes(order.status) && !HAPPY_PATH.includes(order.status)
+        ? [...HAPPY_PATH.filter((s) => reached.has(s)), order.status]
+        : HAPPY_PATH;
     timeline.replaceChildren(
       ...steps.map((status) => {
         const at = reached.get(status);
-        return h('li', { class: at ? 'reached' : 'ahead', 'data-status': status }, h('span', {}, label(status)), at ? h('time', {}, time(at)) : null);
+        return h(
+          'li',
+          { class: at ? 'reached' : 'ahead', 'data-status': status },
+          h('span', {}, label(status)),
+          at ? h('time', {}, time(at)) : null,
+        );
       }),
     );
     driverLine.textContent = order.driver ? `Driver: ${order.driver.name}` : 'No driver yet';
@@ -78,7 +93,12 @@ function show(root: Element, order: TrackedOrder): () => void {
 
   const showState = (state: LiveState) => {
     live.dataset.state = state;
-    live.textContent = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', ended: FINAL.includes(order.status) ? 'Finished' : 'Not live' }[state];
+    live.textContent = {
+      connecting: 'Connecting…',
+      live: 'Live',
+      reconnecting: 'Reconnecting…',
+      ended: FINAL.includes(order.status) ? 'Finished' : 'Not live',
+    }[state];
   };
 
   const apply = (update: OrderUpdate) => {
@@ -86,12 +106,14 @@ function show(root: Element, order: TrackedOrder): () => void {
     lastSeq = update.seq;
     order.status = update.status;
     if (update.type === 'status') reached.set(update.status, update.at);
-    if (update.type === 'driver_location' && update.latitude !== null && update.longitude !== null) map.moveDriver({ lat: update.latitude, lng: update.longitude });
+    if (update.type === 'driver_location' && update.latitude !== null && update.longitude !== null)
+      map.moveDriver({ lat: update.latitude, lng: update.longitude });
     if (update.type === 'driver_assigned') {
       // Who the driver is comes with the order, not with the event.
       void gql<{ myOrder: TrackedOrder }>(ORDER, { id: order.id }).then(({ myOrder }) => {
         order.driver = myOrder.driver;
-        if (myOrder.driver?.latitude != null && myOrder.driver.longitude != null) map.moveDriver({ lat: myOrder.driver.latitude, lng: myOrder.driver.longitude });
+        if (myOrder.driver?.latitude != null && myOrder.driver.longitude != null)
+          map.moveDriver({ lat: myOrder.driver.latitude, lng: myOrder.driver.longitude });
         draw();
       });
     }
@@ -101,11 +123,21 @@ function show(root: Element, order: TrackedOrder): () => void {
   render(
     root,
     h('div', { class: 'title' }, h('h1', {}, `Order #${order.id}`), live),
-    h('p', { class: 'hint' }, `${order.store.name} → ${order.deliveryAddress.label}, ${order.deliveryAddress.line1} · ${money(order.total)}`),
+    h(
+      'p',
+      { class: 'hint' },
+      `${order.store.name} → ${order.deliveryAddress.label}, ${order.deliveryAddress.line1} · ${money(order.total)}`,
+    ),
     statusLine,
-    order.rejectionReason && h('p', { class: 'reason' }, `Rejected: ${order.rejectionReason}${order.rejectionNote ? ` (${order.rejectionNote})` : ''}`),
+    order.rejectionReason &&
+      h('p', { class: 'reason' }, `Rejected: ${order.rejectionReason}${order.rejectionNote ? ` (${order.rejectionNote})` : ''}`),
     failure,
-    h('div', { class: 'tracking' }, h('div', {}, timeline, driverLine), h('figure', {}, map.element, h('figcaption', { class: 'hint' }, 'S store · H delivery address · D driver, with the way driven'))),
+    h(
+      'div',
+      { class: 'tracking' },
+      h('div', {}, timeline, driverLine),
+      h('figure', {}, map.element, h('figcaption', { class: 'hint' }, 'S store · H delivery address · D driver, with the way driven')),
+    ),
     h('ul', { class: 'items' }, ...order.items.map((i) => h('li', {}, `${i.quantity} × ${i.productName}`))),
   );
   draw();

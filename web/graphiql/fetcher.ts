@@ -5,7 +5,16 @@
  */
 import type { ComponentProps } from 'react';
 import type { GraphiQL } from 'graphiql';
-import { getOperationAST, OperationTypeNode, parse, print, visit, type DocumentNode, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
+import {
+  getOperationAST,
+  OperationTypeNode,
+  parse,
+  print,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+} from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 
 type Fetcher = ComponentProps<typeof GraphiQL>['fetcher'];
@@ -60,7 +69,11 @@ function socketFor(authorization: string | undefined): Client {
 /** A closed socket becomes a readable GraphQL error in the result pane. */
 async function* overSocket(params: Params, authorization: string | undefined): AsyncGenerator<FormattedExecutionResult> {
   try {
-    yield* socketFor(authorization).iterate({ query: params.query, operationName: params.operationName ?? undefined, variables: (params.variables as Record<string, unknown> | null | undefined) ?? undefined });
+    yield* socketFor(authorization).iterate({
+      query: params.query,
+      operationName: params.operationName ?? undefined,
+      variables: (params.variables as Record<string, unknown> | null | undefined) ?? undefined,
+    });
   } catch (error) {
     const close = error as { code?: number; reason?: string };
     const message =

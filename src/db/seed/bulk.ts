@@ -10,7 +10,13 @@ export type Cell = string | number | boolean | null;
 /** Rows per statement (and never more than 60 000 values, under PostgreSQL's 65 535 parameters). */
 const MAX_ROWS = 1000;
 
-export async function insertRows(em: EntityManager, table: string, columns: string[], rows: Cell[][], suffix = ''): Promise<Record<string, unknown>[]> {
+export async function insertRows(
+  em: EntityManager,
+  table: string,
+  columns: string[],
+  rows: Cell[][],
+  suffix = '',
+): Promise<Record<string, unknown>[]> {
   const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(60_000 / columns.length)));
   const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
   const tuple = `(${columns.map(() => '?').join(', ')})`;

@@ -286,7 +286,17 @@ export class CityPlan {
     }
     const discount = this.rnd.int(1, 10) * 5;
     const text = this.rnd.pick(STORE_OFFERS);
-    return [{ title: text.title.replace('{d}', String(discount)), description: text.description, discount, token: this.token(), image: null, startsAt, endsAt }];
+    return [
+      {
+        title: text.title.replace('{d}', String(discount)),
+        description: text.description,
+        discount,
+        token: this.token(),
+        image: null,
+        startsAt,
+        endsAt,
+      },
+    ];
   }
 
   /** 16 URL-safe characters, unique in the city. */

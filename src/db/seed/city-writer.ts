@@ -74,12 +74,18 @@ export class CityWriter {
 
   /** Main and store categories, by name: the ones already there are kept. */
   async categories(): Promise<void> {
-    const mainIds = await this.named('main_categories', MAIN_CATEGORIES, (c, id, i) => [
-      id, c.name, c.icon, `${CDN}/main-categories/${slugify(c.name)}.jpg`, i + 1,
-    ], ['id', 'name', 'icon', 'image', 'sort_order']);
-    const ids = await this.named('store_categories', STORE_CATEGORIES, (c, id, i) => [
-      id, c.name, c.icon, `${CDN}/categories/${slugify(c.name)}.jpg`, mainIds.get(c.mainCategory)!, i + 1,
-    ], ['id', 'name', 'icon', 'image', 'main_category_id', 'sort_order']);
+    const mainIds = await this.named(
+      'main_categories',
+      MAIN_CATEGORIES,
+      (c, id, i) => [id, c.name, c.icon, `${CDN}/main-categories/${slugify(c.name)}.jpg`, i + 1],
+      ['id', 'name', 'icon', 'image', 'sort_order'],
+    );
+    const ids = await this.named(
+      'store_categories',
+      STORE_CATEGORIES,
+      (c, id, i) => [id, c.name, c.icon, `${CDN}/categories/${slugify(c.name)}.jpg`, mainIds.get(c.mainCategory)!, i + 1],
+      ['id', 'name', 'icon', 'image', 'main_category_id', 'sort_order'],
+    );
     for (const [name, id] of ids) this.categoryIds.set(name, id);
     this.counts.mainCategories = MAIN_CATEGORIES.length;
     this.counts.storeCategories = STORE_CATEGORIES.length;
@@ -92,11 +98,17 @@ export class CityWriter {
     columns: string[],
   ): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
-    for (const r of await this.em.execute<{ id: number; name: string }[]>(`select id, name from "${table}" order by id desc`)) ids.set(r.name, r.id);
+    for (const r of await this.em.execute<{ id: number; name: string }[]>(`select id, name from "${table}" order by id desc`))
+      ids.set(r.name, r.id);
     const missing = items.filter((item) => !ids.has(item.name));
     const fresh = await this.ids.take(table, missing.length);
     missing.forEach((item, i) => ids.set(item.name, fresh[i]));
-    await insertRows(this.em, table, columns, missing.map((item) => row(item, ids.get(item.name)!, items.indexOf(item))));
+    await insertRows(
+      this.em,
+      table,
+      columns,
+      missing.map((item) => row(item, ids.get(item.name)!, items.indexOf(item))),
+    );
     return ids;
   }
 
@@ -129,12 +141,32 @@ export class CityWriter {
   }
 
   async promoCodes(codes: readonly (typeof DEMO_PROMO_CODES)[number][]): Promise<void> {
-    const columns = ['code', 'description', 'discount_type', 'percent_off', 'amount_off_cents', 'max_discount_cents', 'min_subtotal_cents', 'max_uses', 'max_uses_per_customer'];
+    const columns = [
+      'code',
+      'description',
+      'discount_type',
+      'percent_off',
+      'amount_off_cents',
+      'max_discount_cents',
+      'min_subtotal_cents',
+      'max_uses',
+      'max_uses_per_customer',
+    ];
     const rows = await insertRows(
       this.em,
       'promo_codes',
       columns,
-      codes.map((c) => [c.code, c.description, c.discountType, c.percentOff, c.amountOffCents, c.maxDiscountCents, c.minSubtotalCents, c.maxUses, c.maxUsesPerCustomer]),
+      codes.map((c) => [
+        c.code,
+        c.description,
+        c.discountType,
+        c.percentOff,
+        c.amountOffCents,
+        c.maxDiscountCents,
+        c.minSubtotalCents,
+        c.maxUses,
+        c.maxUsesPerCustomer,
+      ]),
       'on conflict (code) do nothing returning id',
     );
     this.counts.promoCodes += rows.length;
@@ -152,10 +184,26 @@ export class CityWriter {
       const slug = this.usedSlugs.has(base) ? `${base}-${id}` : base;
       this.usedSlugs.add(slug);
       storeRows.push([
-        id, this.userIds.get(d.owner.phone)!, this.categoryIds.get(d.categoryName)!, d.name, slug, d.description,
-        `${CDN}/stores/${slug}/logo.jpg`, `${CDN}/stores/${slug}/cover.jpg`, d.address, d.latitude, d.longitude,
-        d.deliveryRadiusKm, d.deliveryPriceCents, d.freeDelivery, d.deliveryTime, d.rating, d.ratingCount, d.orderCount,
-        TIMEZONE, d.isActive,
+        id,
+        this.userIds.get(d.owner.phone)!,
+        this.categoryIds.get(d.categoryName)!,
+        d.name,
+        slug,
+        d.description,
+        `${CDN}/stores/${slug}/logo.jpg`,
+        `${CDN}/stores/${slug}/cover.jpg`,
+        d.address,
+        d.latitude,
+        d.longitude,
+        d.deliveryRadiusKm,
+        d.deliveryPriceCents,
+        d.freeDelivery,
+        d.deliveryTime,
+        d.rating,
+        d.ratingCount,
+        d.orderCount,
+        TIMEZONE,
+        d.isActive,
       ]);
       for (const h of d.hours) hourRows.push([id, h.day, h.opens, h.closes]);
       for (const o of d.offers) offerRows.push(offerRow(o, id));
@@ -185,7 +233,9 @@ export class CityWriter {
     const menuIds = await this.ids.take('menus', menus.length);
     const categories = menus.flatMap((m, i) => m.menu.categories.map((category, sort) => ({ ...m, category, sort, menuId: menuIds[i] })));
     const categoryIds = await this.ids.take('menu_categories', categories.length);
-    const products = categories.flatMap((c, i) => c.category.products.map((product, sort) => ({ ...c, product, sort, categoryId: categoryIds[i] })));
+    const products = categories.flatMap((c, i) =>
+      c.category.products.map((product, sort) => ({ ...c, product, sort, categoryId: categoryIds[i] })),
+    );
     const productIds = await this.ids.take('products', products.length);
     const groups = products.flatMap((p, i) => p.product.groups.map((group, sort) => ({ group, sort, productId: productIds[i] })));
     const groupIds = await this.ids.take('product_option_groups', groups.length);
@@ -205,8 +255,32 @@ export class CityWriter {
     await insertRows(
       this.em,
       'products',
-      ['id', 'store_id', 'menu_category_id', 'name', 'description', 'price_cents', 'image', 'is_featured', 'is_active', 'sort_order', 'order_count'],
-      products.map(({ product: p, ...c }, i) => [productIds[i], c.storeId, c.categoryId, p.name, p.description, p.priceCents, p.image, p.isFeatured, p.isActive, c.sort + 1, p.orderCount]),
+      [
+        'id',
+        'store_id',
+        'menu_category_id',
+        'name',
+        'description',
+        'price_cents',
+        'image',
+        'is_featured',
+        'is_active',
+        'sort_order',
+        'order_count',
+      ],
+      products.map(({ product: p, ...c }, i) => [
+        productIds[i],
+        c.storeId,
+        c.categoryId,
+        p.name,
+        p.description,
+        p.priceCents,
+        p.image,
+        p.isFeatured,
+        p.isActive,
+        c.sort + 1,
+        p.orderCount,
+      ]),
     );
     await insertRows(
       this.em,
@@ -216,7 +290,9 @@ export class CityWriter {
     );
     const values = groups.flatMap(({ group }, i) => group.values.map(([name, cents], sort) => [groupIds[i], name, cents, sort + 1]));
     await insertRows(this.em, 'product_option_values', ['group_id', 'name', 'price_cents', 'sort_order'], values);
-    const supplements = products.flatMap(({ product }, i) => product.supplements.map(([name, cents], sort) => [productIds[i], name, cents, sort + 1]));
+    const supplements = products.flatMap(({ product }, i) =>
+      product.supplements.map(([name, cents], sort) => [productIds[i], name, cents, sort + 1]),
+    );
     await insertRows(this.em, 'product_supplements', ['product_id', 'name', 'price_cents', 'sort_order'], supplements);
 
     this.counts.menus += menus.length;
@@ -226,7 +302,14 @@ export class CityWriter {
     this.counts.optionValues += values.length;
     this.counts.supplements += supplements.length;
     products.forEach((p, i) => {
-      if (this.adProducts.length < 40 && p.store.isActive && p.menu.isActive && p.product.isActive && p.product.isFeatured && p.product.priceCents >= 3000) {
+      if (
+        this.adProducts.length < 40 &&
+        p.store.isActive &&
+        p.menu.isActive &&
+        p.product.isActive &&
+        p.product.isFeatured &&
+        p.product.priceCents >= 3000
+      ) {
         this.adProducts.push({ storeId: p.storeId, storeName: p.store.name, productId: productIds[i], productName: p.product.name });
       }
     });
@@ -244,9 +327,26 @@ export class CityWriter {
 }
 
 const STORE_COLUMNS = [
-  'id', 'owner_id', 'category_id', 'name', 'slug', 'description', 'logo', 'image', 'address', 'latitude', 'longitude',
-  'delivery_radius_km', 'delivery_price_cents', 'free_delivery', 'delivery_time', 'rating', 'rating_count', 'order_count',
-  'timezone', 'is_active',
+  'id',
+  'owner_id',
+  'category_id',
+  'name',
+  'slug',
+  'description',
+  'logo',
+  'image',
+  'address',
+  'latitude',
+  'longitude',
+  'delivery_radius_km',
+  'delivery_price_cents',
+  'free_delivery',
+  'delivery_time',
+  'rating',
+  'rating_count',
+  'order_count',
+  'timezone',
+  'is_active',
 ];
 
 export function offerRow(o: OfferDraft, storeId: number | null): Cell[] {

@@ -26,9 +26,39 @@ export const DEMO_ACCOUNTS: readonly DemoAccount[] = [
 
 /** Promo codes of the demo city, for trying checkout (percent or cents off the subtotal). */
 export const DEMO_PROMO_CODES = [
-  { code: 'WELCOME10', description: '10% off your order (up to 30.00)', discountType: 'percentage', percentOff: 10, amountOffCents: null, maxDiscountCents: 3000, minSubtotalCents: 0, maxUses: null, maxUsesPerCustomer: 1 },
-  { code: 'SAVE15', description: '15.00 off orders of 100.00 or more', discountType: 'fixed', percentOff: null, amountOffCents: 1500, maxDiscountCents: null, minSubtotalCents: 10000, maxUses: null, maxUsesPerCustomer: 3 },
-  { code: 'FIRST100', description: '20% off for the first 100 orders', discountType: 'percentage', percentOff: 20, amountOffCents: null, maxDiscountCents: 5000, minSubtotalCents: 0, maxUses: 100, maxUsesPerCustomer: 1 },
+  {
+    code: 'WELCOME10',
+    description: '10% off your order (up to 30.00)',
+    discountType: 'percentage',
+    percentOff: 10,
+    amountOffCents: null,
+    maxDiscountCents: 3000,
+    minSubtotalCents: 0,
+    maxUses: null,
+    maxUsesPerCustomer: 1,
+  },
+  {
+    code: 'SAVE15',
+    description: '15.00 off orders of 100.00 or more',
+    discountType: 'fixed',
+    percentOff: null,
+    amountOffCents: 1500,
+    maxDiscountCents: null,
+    minSubtotalCents: 10000,
+    maxUses: null,
+    maxUsesPerCustomer: 3,
+  },
+  {
+    code: 'FIRST100',
+    description: '20% off for the first 100 orders',
+    discountType: 'percentage',
+    percentOff: 20,
+    amountOffCents: null,
+    maxDiscountCents: 5000,
+    minSubtotalCents: 0,
+    maxUses: 100,
+    maxUsesPerCustomer: 1,
+  },
 ] as const;
 
 /** "Demo Owner 1" -> first name "Demo", last name "Owner 1". */

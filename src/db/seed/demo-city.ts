@@ -55,8 +55,20 @@ export async function isDatabaseEmpty(em: EntityManager): Promise<boolean> {
 
 /** Tables of the catalogue, emptied by resetCatalog. */
 const CATALOG_TABLES = [
-  'main_categories', 'store_categories', 'stores', 'store_opening_hours', 'menus', 'menu_categories', 'products',
-  'product_option_groups', 'product_option_values', 'product_supplements', 'offers', 'ads', 'store_search_names', 'product_search_names',
+  'main_categories',
+  'store_categories',
+  'stores',
+  'store_opening_hours',
+  'menus',
+  'menu_categories',
+  'products',
+  'product_option_groups',
+  'product_option_values',
+  'product_supplements',
+  'offers',
+  'ads',
+  'store_search_names',
+  'product_search_names',
 ];
 
 /**
@@ -83,7 +95,8 @@ export async function seedDemoCity(em: EntityManager, opts: SeedOptions): Promis
   if (!Number.isInteger(opts.stores) || opts.stores < 1 || opts.stores > MAX_STORES) {
     throw new RangeError(`stores must be a whole number from 1 to ${MAX_STORES} (got ${opts.stores})`);
   }
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`seed must be a whole number from 0 to 4294967295 (got ${seed})`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new RangeError(`seed must be a whole number from 0 to 4294967295 (got ${seed})`);
   if (!(Math.abs(center.lat) <= 85 && Math.abs(center.lng) <= 180)) {
     throw new RangeError('center must have a latitude within ±85 and a longitude within ±180');
   }
@@ -97,7 +110,10 @@ export async function seedDemoCity(em: EntityManager, opts: SeedOptions): Promis
     const writer = new CityWriter(tx);
     await writer.categories();
     await writer.users(DEMO_ACCOUNTS.map(demoPerson));
-    await writer.drivers(DEMO_ACCOUNTS.filter((a) => a.role === 'driver').map((a) => a.phone), center);
+    await writer.drivers(
+      DEMO_ACCOUNTS.filter((a) => a.role === 'driver').map((a) => a.phone),
+      center,
+    );
     await writer.promoCodes(DEMO_PROMO_CODES);
     opts.onProgress?.(0, opts.stores);
     for (let start = 0; start < opts.stores; start += CHUNK_STORES) {

@@ -43,5 +43,4 @@ export class UserAddress extends Timestamped {
   @Field(() => String, { nullable: true, description: 'For the driver: floor, door code...' })
   @Property({ length: 500, nullable: true })
   instructions?: string | null;
-
 }

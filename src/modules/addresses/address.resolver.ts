@@ -33,7 +33,11 @@ export class AddressResolver {
   }
 
   @Mutation(() => AddressPayload)
-  async updateAddress(@Arg('id', () => Int) id: number, @Arg('input') input: UpdateAddressInput, @Ctx() ctx: Context): Promise<AddressPayload> {
+  async updateAddress(
+    @Arg('id', () => Int) id: number,
+    @Arg('input') input: UpdateAddressInput,
+    @Ctx() ctx: Context,
+  ): Promise<AddressPayload> {
     return { message: 'Address updated.', address: await addresses.updateAddress(ctx, id, input) };
   }
 

@@ -39,10 +39,10 @@ export async function issueCode(ctx: Context, phoneNumber: string): Promise<Issu
     // Serialise issues for one phone so concurrent requests cannot both pass the limits.
     await tx.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`otp:${phoneNumber}`]);
     await enforceLimits(tx, config, phoneNumber, ctx.ip);
-    const [send] = await tx.execute<{ id: string }[]>(
-      `insert into otp_sends (phone_number, ip) values (?, ?) returning id`,
-      [phoneNumber, ctx.ip],
-    );
+    const [send] = await tx.execute<{ id: string }[]>(`insert into otp_sends (phone_number, ip) values (?, ?) returning id`, [
+      phoneNumber,
+      ctx.ip,
+    ]);
     await tx.execute(
       `insert into otp_codes (phone_number, code_hash, expires_at, attempts, created_at)
        values (?, ?, now() + make_interval(secs => ?), 0, now())
@@ -58,10 +58,7 @@ export async function issueCode(ctx: Context, phoneNumber: string): Promise<Issu
 /** Delivery failed: no usable code stays behind and the attempt does not count. */
 export async function withdrawCode(ctx: Context, phoneNumber: string, issued: IssuedCode): Promise<void> {
   await ctx.em.transactional(async (tx) => {
-    await tx.execute(`delete from otp_codes where phone_number = ? and code_hash = ?`, [
-      phoneNumber,
-      hash(ctx, phoneNumber, issued.code),
-    ]);
+    await tx.execute(`delete from otp_codes where phone_number = ? and code_hash = ?`, [phoneNumber, hash(ctx, phoneNumber, issued.code)]);
     await tx.execute(`delete from otp_sends where id = ?`, [issued.sendId]);
   });
 }
@@ -82,10 +79,10 @@ export async function consumeCode(ctx: Context, phoneNumber: string, code: strin
     [phoneNumber, maxAttempts],
   );
   if (!row) {
-    const burned = await em.execute(
-      `select 1 from otp_codes where phone_number = ? and attempts >= ? and expires_at > now()`,
-      [phoneNumber, maxAttempts],
-    );
+    const burned = await em.execute(`select 1 from otp_codes where phone_number = ? and attempts >= ? and expires_at > now()`, [
+      phoneNumber,
+      maxAttempts,
+    ]);
     if (burned.length > 0) throw tooManyAttempts();
     throw invalid;
   }

@@ -47,10 +47,10 @@ export async function authenticate(em: EntityManager, jwtConfig: Config['jwt'], 
 
 /** Revokes exactly the token this request carries. */
 export async function revokeToken(ctx: Context, viewer: Viewer): Promise<void> {
-  await ctx.em.execute(
-    `insert into revoked_tokens (jti, expires_at) values (?, ?) on conflict (jti) do nothing`,
-    [viewer.tokenId, viewer.expiresAt],
-  );
+  await ctx.em.execute(`insert into revoked_tokens (jti, expires_at) values (?, ?) on conflict (jti) do nothing`, [
+    viewer.tokenId,
+    viewer.expiresAt,
+  ]);
 }
 
 function decode(jwtConfig: Config['jwt'], token: string): Viewer {

@@ -2,7 +2,13 @@ import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphq
 import { Context } from '../../context';
 import { Store } from '../stores/store.entity';
 import { storeById } from '../stores/store.loaders';
-import { activeProductsOfCategory, categoriesOfMenu, optionGroupsOfProduct, supplementsOfProduct, valuesOfOptionGroup } from './catalog.loaders';
+import {
+  activeProductsOfCategory,
+  categoriesOfMenu,
+  optionGroupsOfProduct,
+  supplementsOfProduct,
+  valuesOfOptionGroup,
+} from './catalog.loaders';
 import { catalog, storeProducts } from './catalog.service';
 import { Catalog } from './catalog.types';
 import { MenuCategory } from './menu-category.entity';

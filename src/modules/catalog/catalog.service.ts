@@ -40,7 +40,17 @@ export async function catalog(ctx: Context, storeId: number): Promise<StoreCatal
     [...(await openNowParams(ctx)), param],
   );
   if (!row) throw notFound('Store', key);
-  const { pre_open: open, pre_offers: offers, tree_menus, tree_categories, tree_products, tree_groups, tree_values, tree_supplements, ...columns } = row;
+  const {
+    pre_open: open,
+    pre_offers: offers,
+    tree_menus,
+    tree_categories,
+    tree_products,
+    tree_groups,
+    tree_values,
+    tree_supplements,
+    ...columns
+  } = row;
   const [store] = asViews(em, Store, [columns]);
   primeIsOpen(ctx, store, open);
   storeById(ctx).prime(store.id, store);

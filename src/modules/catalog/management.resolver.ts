@@ -31,7 +31,8 @@ export class MenuCategoryPayload {
 @Resolver()
 export class MenuManagementResolver {
   @Query(() => MenuPage, {
-    description: "A page of menus: a store's (all of them for its owner); without storeId the caller's own, or for anyone else the active menus of active stores.",
+    description:
+      "A page of menus: a store's (all of them for its owner); without storeId the caller's own, or for anyone else the active menus of active stores.",
   })
   async menus(@Args() args: MenuListArgs, @Ctx() ctx: Context): Promise<MenuPage> {
     return menus.listMenus(ctx, args);
@@ -62,7 +63,8 @@ export class MenuManagementResolver {
   }
 
   @Query(() => MenuCategoryPage, {
-    description: "A page of a menu's or a store's categories; without either the caller's own, or for anyone else those in active menus of active stores.",
+    description:
+      "A page of a menu's or a store's categories; without either the caller's own, or for anyone else those in active menus of active stores.",
   })
   async menuCategories(@Args() args: MenuCategoryListArgs, @Ctx() ctx: Context): Promise<MenuCategoryPage> {
     return categories.listMenuCategories(ctx, args);
@@ -75,7 +77,10 @@ export class MenuManagementResolver {
 
   @Authorized()
   @Query(() => [MenuCategory], { description: "The caller's categories, of one of their stores or all." })
-  async ownedMenuCategories(@Arg('storeId', () => Int, { nullable: true }) storeId: number | null, @Ctx() ctx: Context): Promise<MenuCategory[]> {
+  async ownedMenuCategories(
+    @Arg('storeId', () => Int, { nullable: true }) storeId: number | null,
+    @Ctx() ctx: Context,
+  ): Promise<MenuCategory[]> {
     return categories.ownedMenuCategories(ctx, storeId);
   }
 

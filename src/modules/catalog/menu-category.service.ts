@@ -23,7 +23,10 @@ const ORDER = { sortOrder: 'asc', id: 'asc' } as const;
  * without either, a signed-in owner's own, and anyone else's view those in active menus of
  * active stores, newest first.
  */
-export async function listMenuCategories(ctx: Context, args: MenuCategoryListArgs): Promise<{ menuCategories: MenuCategory[]; meta: PageMeta }> {
+export async function listMenuCategories(
+  ctx: Context,
+  args: MenuCategoryListArgs,
+): Promise<{ menuCategories: MenuCategory[]; meta: PageMeta }> {
   let where: FilterQuery<MenuCategory>;
   let orderBy: QueryOrderMap<MenuCategory> = ORDER;
   const owned = args.menuId == null && args.storeId == null && ctx.viewer ? await ownedStoreIds(ctx) : [];

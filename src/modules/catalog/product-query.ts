@@ -11,10 +11,34 @@ const VISIBLE_PRODUCT = `p.is_active and exists (
   select 1 from menu_categories mc join menus m on m.id = mc.menu_id
   where mc.id = p.menu_category_id and m.is_active)`;
 
-export interface PricingProductRow { id: number; store_id: number; name: string; price_cents: number; visible: boolean }
-export interface PricingGroupRow { id: number; product_id: number; name: string; is_required: boolean; min_select: number; max_select: number }
-export interface PricingValueRow { id: number; group_id: number; product_id: number; name: string; price_cents: number }
-export interface PricingSupplementRow { id: number; product_id: number; name: string; price_cents: number }
+export interface PricingProductRow {
+  id: number;
+  store_id: number;
+  name: string;
+  price_cents: number;
+  visible: boolean;
+}
+export interface PricingGroupRow {
+  id: number;
+  product_id: number;
+  name: string;
+  is_required: boolean;
+  min_select: number;
+  max_select: number;
+}
+export interface PricingValueRow {
+  id: number;
+  group_id: number;
+  product_id: number;
+  name: string;
+  price_cents: number;
+}
+export interface PricingSupplementRow {
+  id: number;
+  product_id: number;
+  name: string;
+  price_cents: number;
+}
 
 /** `in (?)` expands a bound list; an empty list matches nothing. */
 const ids = (list: number[]) => (list.length > 0 ? list : [null]);
@@ -51,7 +75,10 @@ export type ProductBlock = (typeof PRODUCT_BLOCKS)[number];
  */
 export async function homeProductBlocks(em: EntityManager, storeIds: number[], size: number): Promise<Record<ProductBlock, number[]>> {
   const ctes = productBlocksCtes({ sql: '?', params: [ids(storeIds)] }, size);
-  const rows = await em.execute<(BlockProduct & { block: ProductBlock })[]>(`with ${ctes.sql} select block, id, order_count as "orderCount" from product_blocks`, ctes.params);
+  const rows = await em.execute<(BlockProduct & { block: ProductBlock })[]>(
+    `with ${ctes.sql} select block, id, order_count as "orderCount" from product_blocks`,
+    ctes.params,
+  );
   return Object.fromEntries(
     PRODUCT_BLOCKS.map((b) => [
       b,

@@ -8,10 +8,19 @@ import { MenuCategory } from './menu-category.entity';
 @Entity({ tableName: 'products' })
 // Home blocks walk these in order and stop after a few rows (trending, featured).
 @Index({ name: 'products_trending_index', expression: 'create index "products_trending_index" on "products" ("order_count" desc, "id")' })
-@Index({ name: 'products_featured_index', expression: 'create index "products_featured_index" on "products" ("order_count" desc, "id") where is_featured' })
+@Index({
+  name: 'products_featured_index',
+  expression: 'create index "products_featured_index" on "products" ("order_count" desc, "id") where is_featured',
+})
 /** Search reads a matching name's most ordered products from here (product-query.ts `productHitsSql`). */
-@Index({ name: 'products_search_name_index', expression: 'create index "products_search_name_index" on "products" (search_text(name), "order_count" desc, "id")' })
-@Index({ name: 'products_name_trgm_index', expression: 'create index "products_name_trgm_index" on "products" using gin (search_text(name) gin_trgm_ops)' })
+@Index({
+  name: 'products_search_name_index',
+  expression: 'create index "products_search_name_index" on "products" (search_text(name), "order_count" desc, "id")',
+})
+@Index({
+  name: 'products_name_trgm_index',
+  expression: 'create index "products_name_trgm_index" on "products" using gin (search_text(name) gin_trgm_ops)',
+})
 export class Product {
   /** Computed getters, never given when creating. */
   [OptionalProps]?: 'menuCategoryId';

@@ -5,7 +5,11 @@ import { User } from '../users/user.entity';
 import { Driver } from './driver.entity';
 
 /** Operators make a user a driver (registering the phone when new); idempotent. */
-export async function createDriver(em: EntityManager, phone: string, names: { firstName?: string; lastName?: string } = {}): Promise<Driver> {
+export async function createDriver(
+  em: EntityManager,
+  phone: string,
+  names: { firstName?: string; lastName?: string } = {},
+): Promise<Driver> {
   const phoneNumber = normalizePhone(phone);
   if (!phoneNumber) throw invalidField('phone', 'phone must be a valid phone number in international format');
   return em.transactional(async (tx) => {

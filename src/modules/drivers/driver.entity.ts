@@ -10,7 +10,10 @@ import { CoordinateField } from '../../common/coordinate-field';
  */
 @ObjectType()
 @Entity({ tableName: 'drivers' })
-@Index({ name: 'drivers_location_index', expression: 'create index "drivers_location_index" on "drivers" using gist (ll_to_earth(latitude, longitude)) where is_online' })
+@Index({
+  name: 'drivers_location_index',
+  expression: 'create index "drivers_location_index" on "drivers" using gist (ll_to_earth(latitude, longitude)) where is_online',
+})
 export class Driver {
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })

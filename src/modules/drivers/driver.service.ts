@@ -19,7 +19,12 @@ export async function requireDriver(ctx: Context): Promise<Driver> {
 }
 
 /** Online or offline; a position given with it is stored too. */
-export async function setAvailability(tx: EntityManager, driverId: number, online: boolean, position?: { latitude: number; longitude: number }): Promise<DriverRow> {
+export async function setAvailability(
+  tx: EntityManager,
+  driverId: number,
+  online: boolean,
+  position?: { latitude: number; longitude: number },
+): Promise<DriverRow> {
   const [row] = await tx.execute<DriverRow[]>(
     `update drivers set is_online = ?, latitude = coalesce(?, latitude), longitude = coalesce(?, longitude),
        location_updated_at = case when ? then now() else location_updated_at end where id = ? returning *`,

@@ -50,7 +50,6 @@ export class Offer extends Timestamped {
   @Property({ type: 'timestamptz', nullable: true })
   endsAt?: Date | null;
 
-
   @Field(() => Int, { nullable: true, description: 'Null for a global offer.' })
   get storeId(): number | null {
     return this.store?.id ?? null;

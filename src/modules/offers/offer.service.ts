@@ -11,7 +11,6 @@ import { visibleStore } from '../stores/store.service';
 import { CreateOfferInput, UpdateOfferInput } from './offer.inputs';
 import { Offer } from './offer.entity';
 
-
 /**
  * Global offers (no store) that are live, by id: the home screen's promotional banners, as one
  * JSON column of views (src/common/row-views.ts `viewObject`; null when none) that the home

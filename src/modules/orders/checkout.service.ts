@@ -67,7 +67,13 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
  * `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the
  * store's is_open. `problems`: the body's rule problems, reported with the database's.
  */
-async function createOrder(tx: EntityManager, userId: number, input: CheckoutInput, localTimes: string, problems: FieldErrors): Promise<Order> {
+async function createOrder(
+  tx: EntityManager,
+  userId: number,
+  input: CheckoutInput,
+  localTimes: string,
+  problems: FieldErrors,
+): Promise<Order> {
   const errors: FieldErrors = { ...problems };
   const add = (path: string, message: string) => {
     if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up

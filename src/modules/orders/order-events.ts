@@ -72,7 +72,16 @@ export function subscribeEvents(pubSub: AppPubSub, topic: string): AsyncIterable
 /** Stored events after `afterSeq`, as subscribers receive them (the replay of a resume). */
 export async function eventsAfter(ctx: Context, order: Order, afterSeq: number): Promise<OrderEventMessage[]> {
   // Raw rows: a long-lived subscription must not fill its EntityManager with events.
-  const rows = await ctx.em.execute<{ seq: number; type: OrderEventType; status: string; created_at: Date; data: Record<string, unknown> | null; driver_id: number | null }[]>(
+  const rows = await ctx.em.execute<
+    {
+      seq: number;
+      type: OrderEventType;
+      status: string;
+      created_at: Date;
+      data: Record<string, unknown> | null;
+      driver_id: number | null;
+    }[]
+  >(
     `select e.seq, e.type, e.status, e.created_at, e.data, o.driver_id
      from order_events e join orders o on o.id = e.order_id where e.order_id = ? and e.seq > ? order by e.seq`,
     [order.id, afterSeq],
@@ -101,7 +110,16 @@ export async function recentEvents(
 ): Promise<OrderEventMessage[]> {
   if (ids.length === 0) return [];
   const rows = await ctx.em.execute<
-    { order_id: number; seq: number; type: OrderEventType; status: string; created_at: Date; data: Record<string, unknown> | null; store_id: number; driver_id: number | null }[]
+    {
+      order_id: number;
+      seq: number;
+      type: OrderEventType;
+      status: string;
+      created_at: Date;
+      data: Record<string, unknown> | null;
+      store_id: number;
+      driver_id: number | null;
+    }[]
   >(
     `select e.order_id, e.seq, e.type, e.status, e.created_at, e.data, o.store_id, o.driver_id
      from order_events e join orders o on o.id = e.order_id

@@ -81,7 +81,13 @@ async function move(ctx: Context, orderId: number, name: TransitionName, set: Re
  * The conditional UPDATE, its event and the payment's part; 422 when the order is no longer in
  * a `from` status. `settle` lists the payments to take to their provider after commit.
  */
-async function transition(tx: EntityManager, order: { id: number; status: string }, name: TransitionName, set: Record<string, unknown>, currency: string) {
+async function transition(
+  tx: EntityManager,
+  order: { id: number; status: string },
+  name: TransitionName,
+  set: Record<string, unknown>,
+  currency: string,
+) {
   const { from, to } = TRANSITIONS[name];
   const columns = Object.keys(set); // column names come from this module's code, never from input
   const [row] = await tx.execute<OrderRow[]>(
@@ -100,7 +106,8 @@ async function transition(tx: EntityManager, order: { id: number; status: string
 }
 
 /** The nearest free online driver is assigned in the same transaction, when there is one. */
-export const acceptOrder = (ctx: Context, orderId: number) => move(ctx, orderId, 'accept', {}, (tx, order) => assignDriverToOrder(tx, order.id));
+export const acceptOrder = (ctx: Context, orderId: number) =>
+  move(ctx, orderId, 'accept', {}, (tx, order) => assignDriverToOrder(tx, order.id));
 
 /** `reason` is one of REJECTION_REASONS (checked on the input, RejectOrderInput). */
 export const rejectOrder = (ctx: Context, orderId: number, reason: string, note?: string | null) =>
@@ -147,7 +154,13 @@ export async function expireUnansweredOrders(
   for (const { id } of stale) {
     try {
       const { events, settle } = await em.transactional((tx) =>
-        transition(tx, { id, status: from[0] }, 'expire', { rejection_reason: TIMEOUT_REJECTION_REASON }, services.config.payments.currency),
+        transition(
+          tx,
+          { id, status: from[0] },
+          'expire',
+          { rejection_reason: TIMEOUT_REJECTION_REASON },
+          services.config.payments.currency,
+        ),
       );
       publishEvents(services.pubSub, events);
       await settlePayments(em, { ...services, logger }, settle);

@@ -21,7 +21,10 @@ export type OrderRow = Record<string, unknown> & { id: number };
 @Index({ properties: ['user', 'createdAt'] })
 @Index({ properties: ['store', 'status'] })
 @Index({ properties: ['driver', 'status'] })
-@Index({ name: 'orders_pending_index', expression: `create index "orders_pending_index" on "orders" ("created_at") where status = 'pending_acceptance'` })
+@Index({
+  name: 'orders_pending_index',
+  expression: `create index "orders_pending_index" on "orders" ("created_at") where status = 'pending_acceptance'`,
+})
 export class Order extends Timestamped {
   @Field(() => Int)
   @PrimaryKey({ autoincrement: true })
@@ -96,7 +99,6 @@ export class Order extends Timestamped {
   @Field(() => Int)
   @Property({ default: 0 })
   lastEventSeq: number & Opt = 0;
-
 
   @Field(() => Float)
   get subtotal(): number & Opt {

@@ -13,5 +13,9 @@ export const extrasOfItem = batchLoader<number, OrderItemExtra[]>(async (em, key
 
 /** Status changes and payment news (authorised, captured...), in the order's sequence. */
 export const timelineEventsOfOrder = batchLoader<number, OrderEvent[]>(async (em, keys) =>
-  groupBy(keys, await em.find(OrderEvent, { order: inKeys(keys), type: { $in: ['status', 'payment'] } }, { orderBy: { seq: 'asc' } }), (e) => e.order.id),
+  groupBy(
+    keys,
+    await em.find(OrderEvent, { order: inKeys(keys), type: { $in: ['status', 'payment'] } }, { orderBy: { seq: 'asc' } }),
+    (e) => e.order.id,
+  ),
 );

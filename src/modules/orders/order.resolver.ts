@@ -21,7 +21,9 @@ async function act(ctx: Context, id: number, run: Move, message: string): Promis
 @Authorized()
 @Resolver()
 export class OrderResolver {
-  @Mutation(() => PlaceOrderPayload, { description: 'Checkout (spec §4.3). A retry with the same idempotencyKey answers the first result.' })
+  @Mutation(() => PlaceOrderPayload, {
+    description: 'Checkout (spec §4.3). A retry with the same idempotencyKey answers the first result.',
+  })
   async placeOrder(
     // Validated by the service, with the checks that need the database (all problems at once).
     @Arg('input', { validate: false }) input: CheckoutInput,

@@ -34,8 +34,7 @@ export async function getOrderForParticipant(ctx: Context, id: number): Promise<
   const order = await ctx.em.findOne(Order, { id }, { populate: ['store', 'driver'] });
   const driver = order?.driver?.getEntity();
   const allowed =
-    order &&
-    (order.user.id === viewer.userId || order.store.getEntity().owner?.id === viewer.userId || driver?.user.id === viewer.userId);
+    order && (order.user.id === viewer.userId || order.store.getEntity().owner?.id === viewer.userId || driver?.user.id === viewer.userId);
   if (!allowed) throw notFound('Order', id);
   return order;
 }

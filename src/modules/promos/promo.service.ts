@@ -27,10 +27,10 @@ export async function priceAndRedeemPromo(
   if (promo.maxUsesPerCustomer != null) {
     // One customer's concurrent checkouts with the same code queue here.
     await em.execute(`select pg_advisory_xact_lock(?, ?)`, [promo.id, ctx.userId]);
-    const [used] = await em.execute<{ n: string }[]>(
-      `select count(*) as n from promo_redemptions where promo_id = ? and user_id = ?`,
-      [promo.id, ctx.userId],
-    );
+    const [used] = await em.execute<{ n: string }[]>(`select count(*) as n from promo_redemptions where promo_id = ? and user_id = ?`, [
+      promo.id,
+      ctx.userId,
+    ]);
     if (Number(used.n) >= promo.maxUsesPerCustomer) throw invalidField(FIELD, 'You have already used this promo code.');
   }
   const discountCents = discountFor(promo, ctx.subtotalCents);
@@ -51,9 +51,7 @@ export async function priceAndRedeemPromo(
 
 export function discountFor(promo: PromoCode, subtotalCents: number): number {
   const raw =
-    promo.discountType === 'percentage'
-      ? Math.round((subtotalCents * (promo.percentOff ?? 0)) / 100)
-      : (promo.amountOffCents ?? 0);
+    promo.discountType === 'percentage' ? Math.round((subtotalCents * (promo.percentOff ?? 0)) / 100) : (promo.amountOffCents ?? 0);
   const capped = promo.maxDiscountCents != null ? Math.min(raw, promo.maxDiscountCents) : raw;
   return Math.max(0, Math.min(capped, subtotalCents));
 }

@@ -19,7 +19,16 @@ const formatters = new Map<string, Intl.DateTimeFormat | null>();
 function formatterOf(zone: string): Intl.DateTimeFormat | null {
   if (!formatters.has(zone)) {
     try {
-      const options: Intl.DateTimeFormatOptions = { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' };
+      const options: Intl.DateTimeFormatOptions = {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      };
       formatters.set(zone, new Intl.DateTimeFormat('en-US', options));
     } catch {
       formatters.set(zone, null); // not a zone ICU knows (writes refuse those): its stores read as closed
@@ -130,6 +139,7 @@ let lastMap: { second: number; zones: number; times: string } | null = null;
 export async function metZonesLocalTimes(ctx: Context): Promise<string> {
   const at = await requestInstant(ctx);
   const second = Math.floor(at.getTime() / 1000);
-  if (lastMap?.second !== second || lastMap.zones !== zonesMet.size) lastMap = { second, zones: zonesMet.size, times: localTimesOf(zonesMet, at) };
+  if (lastMap?.second !== second || lastMap.zones !== zonesMet.size)
+    lastMap = { second, zones: zonesMet.size, times: localTimesOf(zonesMet, at) };
   return lastMap.times;
 }

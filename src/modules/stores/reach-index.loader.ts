@@ -155,7 +155,8 @@ async function catchUp(em: EntityManager, holder: Holder): Promise<Copy | null> 
       const read = new Map((ids.length ? await readReachStores(tx, ids) : []).map((s) => [s.id, s]));
       const changed = new Map(from.changed);
       for (const id of ids) changed.set(id, read.get(id) ?? null);
-      const index = changed.size === 0 && from.base.version === head.version ? from.base : new PatchedReachIndex(from.base, changed, head.version);
+      const index =
+        changed.size === 0 && from.base.version === head.version ? from.base : new PatchedReachIndex(from.base, changed, head.version);
       return { index, snapshot: head.snapshot, base: from.base, changed };
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
@@ -242,7 +243,24 @@ async function readReachColumns(em: EntityManager): Promise<ReachColumns> {
     const { rows } = (await raw(`fetch forward ${READ_BATCH_ROWS} from reach_rows`)) as { rows: unknown[][] };
     if (i + rows.length > n) throw new Error('reach index: more stores than counted in the same snapshot');
     for (const row of rows) {
-      const r = row as [number, number, number, number, number, number, number, number, number, boolean, number, number, number | null, string, string | null, string | null];
+      const r = row as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        boolean,
+        number,
+        number,
+        number | null,
+        string,
+        string | null,
+        string | null,
+      ];
       c.id[i] = r[0];
       c.x[i] = r[1];
       c.y[i] = r[2];

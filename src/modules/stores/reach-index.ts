@@ -221,7 +221,16 @@ export class ReachIndex implements ReachAnswers {
   private readonly cellFar: Float64Array;
   /** The current query (set by match). */
   private point: [number, number, number] = [0, 0, 0];
-  private readonly filter = { rating: false, minRating: 0, category: false, categoryId: 0, free: false, open: false, offer: false, offerAt: 0 };
+  private readonly filter = {
+    rating: false,
+    minRating: 0,
+    category: false,
+    categoryId: 0,
+    free: false,
+    open: false,
+    offer: false,
+    offerAt: 0,
+  };
   private limit = Infinity;
   private filtered = false;
   /** Open filter: each zone's seconds from Sunday (-1: not in the map); per store 0 unknown, 1 closed, 2 open. */

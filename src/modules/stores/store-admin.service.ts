@@ -45,7 +45,11 @@ export async function createStore(em: EntityManager, input: NewStore): Promise<S
   check(input.address.trim() !== '', 'address', 'address is required');
   check(Math.abs(input.latitude) <= 90, 'latitude', 'latitude must be between -90 and 90');
   check(Math.abs(input.longitude) <= 180, 'longitude', 'longitude must be between -180 and 180');
-  check(radius > 0 && radius <= MAX_DELIVERY_RADIUS_KM, 'deliveryRadiusKm', `deliveryRadiusKm must be more than 0 and at most ${MAX_DELIVERY_RADIUS_KM}`);
+  check(
+    radius > 0 && radius <= MAX_DELIVERY_RADIUS_KM,
+    'deliveryRadiusKm',
+    `deliveryRadiusKm must be more than 0 and at most ${MAX_DELIVERY_RADIUS_KM}`,
+  );
   check((input.deliveryPrice ?? 0) >= 0, 'deliveryPrice', 'deliveryPrice must not be negative');
   check((input.deliveryTime ?? 30) > 0, 'deliveryTime', 'deliveryTime must be a positive number of minutes');
   const timezone = input.timezone ?? 'Africa/Casablanca';

@@ -173,7 +173,8 @@ export async function findStoresBySql(em: EntityManager, filter: StoreFilter, so
   if (filter.point && sort === 'distance') {
     const total = await countStores(em, filter, localTimes);
     if (total <= page.offset) return { stores: [], total };
-    if (total >= page.offset + page.limit) return { stores: pageViews(em, await nearestFirst(em, filter, localTimes, page, false)).stores, total };
+    if (total >= page.offset + page.limit)
+      return { stores: pageViews(em, await nearestFirst(em, filter, localTimes, page, false)).stores, total };
   }
   const { where, params, distance, distanceParams } = storeConditions(filter, { localTimes });
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
@@ -238,7 +239,10 @@ async function fromReachIndex(
   if (rows.length === 0 || rows[0].reachVersion !== index.version) return STALE;
   const { stores, categories } = pageViews(em, rows);
   if (!cardClock) return { stores, total };
-  const open = index.openNow(stores.map((s) => s.id), cardClock.weeks);
+  const open = index.openNow(
+    stores.map((s) => s.id),
+    cardClock.weeks,
+  );
   const cardOf = new Map<View<Store>, StoreCard>();
   stores.forEach((store, k) => {
     const isOpen = open[k];
@@ -316,7 +320,13 @@ const kmOf = (metres: number | null) => (metres === null ? null : Math.round(met
  * (PostgreSQL cannot add the id tie-break to an index's KNN order). The walk reads the index
  * only; the page's rows are read by id after.
  */
-async function nearestFirst(em: EntityManager, filter: StoreFilter, localTimes: string | undefined, page: Page, cards: boolean): Promise<PageRow[]> {
+async function nearestFirst(
+  em: EntityManager,
+  filter: StoreFilter,
+  localTimes: string | undefined,
+  page: Page,
+  cards: boolean,
+): Promise<PageRow[]> {
   const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes });
   const point = [filter.point!.lat, filter.point!.lng];
   return em.execute<PageRow[]>(

@@ -35,9 +35,13 @@ import { CoordinateField } from '../../common/coordinate-field';
 /** Search reads a matching name's best stores from here, index only (store-query.ts `storeHitsSql`). */
 @Index({
   name: 'stores_search_name_index',
-  expression: 'create index "stores_search_name_index" on "stores" (search_text(name), "rating" desc, "id") include ("name") where is_active',
+  expression:
+    'create index "stores_search_name_index" on "stores" (search_text(name), "rating" desc, "id") include ("name") where is_active',
 })
-@Index({ name: 'stores_name_trgm_index', expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)' })
+@Index({
+  name: 'stores_name_trgm_index',
+  expression: 'create index "stores_name_trgm_index" on "stores" using gin (search_text(name) gin_trgm_ops)',
+})
 export class Store extends Timestamped {
   /** Computed getters, never given when creating. */
   [OptionalProps]?: 'categoryId';
@@ -91,7 +95,14 @@ export class Store extends Timestamped {
    * The position as earthdistance's cube, computed by PostgreSQL: geo queries compare cubes
    * instead of calling ll_to_earth for every row. Never loaded into entities.
    */
-  @Property({ type: 'cube', generated: '(ll_to_earth(latitude, longitude)) stored', lazy: true, hidden: true, nullable: true, ignoreSchemaChanges: ['type', 'extra'] })
+  @Property({
+    type: 'cube',
+    generated: '(ll_to_earth(latitude, longitude)) stored',
+    lazy: true,
+    hidden: true,
+    nullable: true,
+    ignoreSchemaChanges: ['type', 'extra'],
+  })
   earth?: string & Opt;
 
   /** At most MAX_DELIVERY_RADIUS_KM (checked on every write), so a geo box of that size finds every store that delivers. */
@@ -131,7 +142,6 @@ export class Store extends Timestamped {
   @Field(() => Boolean)
   @Property({ default: true })
   isActive: boolean & Opt = true;
-
 
   /** Set by location-aware queries (nearby, homepage); null elsewhere. Not stored. */
   @Field(() => Float, { nullable: true, description: 'Kilometres from the point asked about.' })

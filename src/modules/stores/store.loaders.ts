@@ -33,10 +33,10 @@ export const storeCategoryJson = (em: EntityManager, store: string) =>
  */
 export const storeIsOpen = batchLoader<Pick<Store, 'id' | 'timezone'>, boolean, Context>(async (em, keys, ctx) => {
   const localTimes = localTimesOf(new Set(keys.map((k) => k.timezone)), await requestInstant(ctx));
-  const rows = await em.execute<{ id: number; open: boolean }[]>(`select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`, [
-    localTimes,
-    [...new Set(keys.map((k) => k.id))],
-  ]);
+  const rows = await em.execute<{ id: number; open: boolean }[]>(
+    `select id, store_is_open(id, ?::jsonb) as open from stores where id in (?)`,
+    [localTimes, [...new Set(keys.map((k) => k.id))]],
+  );
   const open = new Map(rows.map((r) => [r.id, r.open]));
   return keys.map((k) => open.get(k.id) ?? false);
 });
@@ -47,7 +47,8 @@ export const storeIsOpen = batchLoader<Pick<Store, 'id' | 'timezone'>, boolean, 
  * the zones met, its two parameters from `openNowParams`), and `primeIsOpen` hands its value to
  * storeIsOpen, so the `isOpen` field reads no more. The rule stays store_is_open's.
  */
-export const openNowSql = (alias: string) => `case when jsonb_exists(?::jsonb, ${alias}.timezone) then store_is_open(${alias}.id, ?::jsonb) end`;
+export const openNowSql = (alias: string) =>
+  `case when jsonb_exists(?::jsonb, ${alias}.timezone) then store_is_open(${alias}.id, ?::jsonb) end`;
 
 export async function openNowParams(ctx: Context): Promise<[string, string]> {
   const localTimes = await metZonesLocalTimes(ctx);
@@ -55,7 +56,8 @@ export async function openNowParams(ctx: Context): Promise<[string, string]> {
 }
 
 export function primeIsOpen(ctx: Context, store: View<Store>, open: boolean | null): void {
-  if (open === null) meetZone(store.timezone); // storeIsOpen decides this time
+  if (open === null)
+    meetZone(store.timezone); // storeIsOpen decides this time
   else storeIsOpen(ctx).prime(store, open);
 }
 
@@ -98,7 +100,13 @@ export const activeStoreCountByCategory = batchLoader<number, number>(async (em,
 export const openingHoursOfStore = batchLoader<number, View<OpeningHours>[]>(async (em, keys) =>
   groupBy(
     keys,
-    await readViews(em, OpeningHours, 'h', 'from store_opening_hours h where h.store_id in (?) order by h.day_of_week asc, h.opens_at asc', [[...keys]]),
+    await readViews(
+      em,
+      OpeningHours,
+      'h',
+      'from store_opening_hours h where h.store_id in (?) order by h.day_of_week asc, h.opens_at asc',
+      [[...keys]],
+    ),
     (h) => h.store.id,
   ),
 );

@@ -12,7 +12,10 @@ export class OrderUpdate {
   @Field(() => Int, { nullable: true }) driverId!: number | null;
   @CoordinateField({ nullable: true }) latitude!: number | null;
   @CoordinateField({ nullable: true }) longitude!: number | null;
-  @Field(() => String, { nullable: true, description: 'For payment events: the payment status after it (authorized, failed, captured, released, refunded...).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'For payment events: the payment status after it (authorized, failed, captured, released, refunded...).',
+  })
   paymentStatus!: string | null;
 }
 

@@ -20,5 +20,4 @@ export class User extends Timestamped {
   @Field()
   @Property({ length: 100 })
   lastName!: string;
-
 }
