@@ -34,6 +34,7 @@ import { openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { capturePlans, formatPlans, groupDigits } from './bench-plans';
+import { BENCH_SERVICE_ENV } from './bench-service-env';
 
 // autocannon ships no types; the part used here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -421,13 +422,8 @@ async function main() {
     const paths = selectPaths(benchPaths(city.sample), words);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      ...BENCH_SERVICE_ENV,
       DATABASE_URL: databaseUrl,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 'bench-only-secret-0123456789-abcdefghijklmnop',
-      OTP_SENDER: 'whatsapp',
-      WHATSAPP_PHONE_NUMBER_ID: 'bench',
-      WHATSAPP_ACCESS_TOKEN: 'bench',
       READ_CACHE: cache,
     };
     delete env.REDIS_URL;

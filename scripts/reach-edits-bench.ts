@@ -14,6 +14,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { BENCH_SERVICE_ENV } from './bench-service-env';
 
 const CENTRE = { lat: 33.5731, lng: -7.5898 };
 
@@ -26,15 +27,7 @@ async function main() {
       connections: { type: 'string', default: '32' },
     },
   });
-  Object.assign(process.env, {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    JWT_SECRET: 'bench-only-secret-0123456789-abcdefghijklmnop',
-    OTP_SENDER: 'whatsapp',
-    WHATSAPP_PHONE_NUMBER_ID: 'bench',
-    WHATSAPP_ACCESS_TOKEN: 'bench',
-    READ_CACHE: 'off',
-  });
+  Object.assign(process.env, { ...BENCH_SERVICE_ENV, READ_CACHE: 'off' });
   delete process.env.REDIS_URL;
   const src = path.resolve(values.src);
   // The SQL path's own statements: the count of countStores, the window count of the one-scan page

@@ -1,0 +1,13 @@
+/**
+ * The environment the benches run the service in (production mode, no logs, a fixed signing
+ * secret, the WhatsApp sender faked): scripts/bench.ts's servers and scripts/reach-edits-bench.ts's
+ * in-process service. The database and the answer cache are each bench's own.
+ */
+export const BENCH_SERVICE_ENV = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'silent',
+  JWT_SECRET: 'bench-only-secret-0123456789-abcdefghijklmnop',
+  OTP_SENDER: 'whatsapp',
+  WHATSAPP_PHONE_NUMBER_ID: 'bench',
+  WHATSAPP_ACCESS_TOKEN: 'bench',
+} as const;
