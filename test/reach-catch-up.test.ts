@@ -5,7 +5,9 @@
  * rebuild) and then answers exactly what SQL answers, whatever the edit: a move, a radius, a
  * store closed, reopened, added, deleted, hours, offers; also when two transactions commit in
  * the opposite order of their ids. When the log cannot tell (truncated, pruned past the copy)
- * the copy is rebuilt.
+ * the copy is rebuilt; when the catch-up fails (an error) it is not, and a later request tries
+ * again. The log is pruned in batches, and not written when nothing is old enough; a copy
+ * whose version has not moved takes the snapshot of a page that read it.
  */
 import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -14,7 +16,8 @@ import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { findStores, findStoresBySql, StoreFilter, StoreSort } from '../src/modules/stores/store-query';
-import { reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
+import { laterSnapshot, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
+import { TableSet } from '../src/db/table-generations';
 import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
 import { ReachAnswers } from '../src/modules/stores/reach-index';
 import { openTestDatabase } from './helpers/database';
@@ -35,6 +38,29 @@ afterAll(async () => {
 
 const version = async () =>
   (await em().execute<{ v: string }[]>(`select coalesce((select version::text from store_reach_version where id = 1), '0') as v`))[0].v;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `body` with Date.now `ms` ahead (the loader's once-a-minute prune and snapshot refresh come due). */
+async function later<T>(ms: number, body: () => Promise<T>): Promise<T> {
+  const now = Date.now.bind(Date);
+  const spy = jest.spyOn(Date, 'now').mockImplementation(() => now() + ms);
+  try {
+    return await body();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** Waits until the loader's background prune that `start` sets off has ended. */
+async function pruned(start: () => Promise<unknown>): Promise<void> {
+  const prunes = reachLoads.prunes;
+  await start();
+  for (let i = 0; i < 200 && reachLoads.prunes === prunes; i++) await sleep(25);
+  expect(reachLoads.prunes).toBe(prunes + 1);
+}
+
+let pruneClock = 0;
 
 /** The copy in hand after `write`: caught up without a rebuild (asserted), current. */
 async function caughtUp(write: string | (() => Promise<unknown>)): Promise<ReachAnswers> {
@@ -213,4 +239,102 @@ describe('the reach index under store edits', () => {
     // A copy built after the horizon catches up again.
     await caughtUp(`update stores set rating = 3 where id = (select min(id) from stores where is_active)`);
   }, 120_000);
+  it('answers by SQL when a catch-up fails with an error, without a rebuild, and catches up on a later request', async () => {
+    await reachIndex(em(), { wait: true });
+    const { builds, catchUps, failedCatchUps } = { ...reachLoads };
+    await em().execute(`update stores set rating = 4.1 where id = (select min(id) from stores where is_active)`);
+    // The catch-up's statements fail (as a timeout or a lost connection would): the log is away.
+    await em().execute(`alter table store_reach_changes rename to store_reach_changes_away`);
+    try {
+      expect(await reachIndex(em())).toBeNull();
+    } finally {
+      await em().execute(`alter table store_reach_changes_away rename to store_reach_changes`);
+    }
+    expect({ ...reachLoads }).toMatchObject({ builds, catchUps, failedCatchUps: failedCatchUps + 1 });
+    // Within the back-off the next request takes the SQL path without trying.
+    expect(await reachIndex(em())).toBeNull();
+    expect({ ...reachLoads }).toMatchObject({ builds, catchUps, failedCatchUps: failedCatchUps + 1 });
+    await sleep(1100);
+    const index = await reachIndex(em());
+    expect(index?.version).toBe(await version());
+    expect({ ...reachLoads }).toMatchObject({ builds, catchUps: catchUps + 1, failedCatchUps: failedCatchUps + 1 });
+    await sameAsSql(index!, []);
+  }, 120_000);
+
+  it('prunes old log rows in batches of whole transactions, and writes nothing when none is old enough', async () => {
+    await reachIndex(em(), { wait: true });
+    // 12 000 rows an hour old, three per transaction (ids far below any snapshot of this cluster).
+    await em().execute(
+      `insert into store_reach_changes (xid, store_id, at) select 100 + g / 3, 1, now() - interval '1 hour' from generate_series(0, 11999) g`,
+    );
+    const deletes: string[] = [];
+    const knex = db.orm.em.getConnection().getKnex();
+    const onQuery = (q: { sql: string }) => {
+      if (/delete from store_reach_changes/.test(q.sql)) deletes.push(q.sql);
+    };
+    knex.on('query', onQuery);
+    try {
+      const rows = reachLoads.pruned;
+      pruneClock += 61_000;
+      await pruned(() =>
+        later(pruneClock, () => caughtUp(`update stores set rating = 4.2 where id = (select min(id) from stores where is_active)`)),
+      );
+      expect(reachLoads.pruned - rows).toBe(12_000);
+      expect(deletes.length).toBeGreaterThanOrEqual(3);
+      const [left] = await em().execute<{ n: string; below: string }[]>(
+        `select (select count(*) from store_reach_changes where xid < 5000) as n, (select log_pruned_below from store_reach_version where id = 1) as below`,
+      );
+      expect({ n: Number(left.n), below: BigInt(left.below) >= 4100n }).toEqual({ n: 0, below: true });
+      // A minute later nothing is old enough: no write (the answer cache of nearby and home keeps its answers).
+      deletes.length = 0;
+      await em().execute(`update stores set rating = 4.3 where id = (select min(id) from stores where is_active)`);
+      const reach = new TableSet(['store_reach_version', 'store_reach_changes']);
+      const generation = reach.generation();
+      pruneClock += 61_000;
+      await pruned(() => later(pruneClock, () => reachIndex(em())));
+      expect({ deletes: deletes.length, generation: reach.generation() }).toEqual({ deletes: 0, generation });
+    } finally {
+      knex.off('query', onQuery);
+    }
+  }, 120_000);
+
+  it('refreshes an unchanged copy’s snapshot from a page, so a later horizon past a transaction then in progress does not rebuild', async () => {
+    await caughtUp(`update stores set rating = 4.4 where id = (select min(id) from stores where is_active)`);
+    const builds = reachLoads.builds;
+    // A transaction of something else, in progress when the copy catches up next (in its snapshot's xip).
+    const other: Knex.Transaction = await em().getKnex().transaction();
+    let xid: bigint;
+    try {
+      xid = BigInt((await other.raw<{ rows: { id: string }[] }>(`select pg_current_xact_id()::text as id`)).rows[0].id);
+      await caughtUp(`update stores set rating = 4.5 where id = (select min(id) from stores where is_active)`);
+      await other.commit();
+    } finally {
+      if (!other.isCompleted()) await other.rollback();
+    }
+    // Quiet for a minute and more: a page read at the copy's version hands its snapshot to the copy.
+    pruneClock += 61_000;
+    await later(pruneClock, () => findStores(em(), { point: CASABLANCA }, 'rating', { limit: 5, offset: 0 }));
+    // Another process prunes past that transaction (it logged nothing): the copy is complete all the same.
+    await em().execute(`update store_reach_version set log_pruned_below = greatest(log_pruned_below, ${xid + 1n}) where id = 1`);
+    await caughtUp(`update stores set rating = 4.6 where id = (select min(id) from stores where is_active)`);
+    expect(reachLoads.builds).toBe(builds);
+  }, 120_000);
+
+  it('orders snapshots: a copy is replaced only by one read at a later snapshot', async () => {
+    const snapshot = async (k: { raw: Knex['raw'] } = em().getKnex()) =>
+      (await k.raw<{ rows: { s: string }[] }>(`select pg_current_snapshot()::text as s`)).rows[0].s;
+    const other: Knex.Transaction = await em().getKnex().transaction();
+    try {
+      await other.raw(`select pg_current_xact_id()`);
+      const during = await snapshot();
+      await other.commit();
+      const after = await snapshot();
+      expect([laterSnapshot(after, during), laterSnapshot(during, after), laterSnapshot(after, after)]).toEqual([true, false, false]);
+    } finally {
+      if (!other.isCompleted()) await other.rollback();
+    }
+    // The same xmax: the later snapshot has fewer transactions in progress.
+    expect([laterSnapshot('100:105:102', '100:105:100,102'), laterSnapshot('100:105:100,102', '100:105:102')]).toEqual([true, false]);
+    expect(laterSnapshot('100:106:', '100:105:')).toBe(true);
+  });
 });

@@ -22,7 +22,7 @@ import { Product } from '../../src/modules/catalog/product.entity';
 import { activeOffersJson } from '../../src/modules/offers/offer.loaders';
 import { activeGlobalOffersJson, offersForStoreJson } from '../../src/modules/offers/offer.service';
 import { ReachAnswers } from '../../src/modules/stores/reach-index';
-import { REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach-index.loader';
+import { REACH_SNAPSHOT_SQL, REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach-index.loader';
 import { Store } from '../../src/modules/stores/store.entity';
 import { openingHoursJson, storeCategoryJson } from '../../src/modules/stores/store.loaders';
 import { mainCategoriesJson, storeCategoriesJson } from '../../src/modules/stores/store.service';
@@ -46,6 +46,7 @@ function texts(em: EntityManager): Texts {
     hoursJson: openingHoursJson(em, 's'),
     offersJson: activeOffersJson(em, 's'),
     versionSql: REACH_VERSION_SQL,
+    snapshotSql: REACH_SNAPSHOT_SQL,
     storeArray: viewArray(em, Store, 's'),
     storeProperties: propertiesOf(storeObject),
     productArray: viewArray(em, Product, 'p'),

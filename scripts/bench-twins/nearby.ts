@@ -20,6 +20,8 @@ export interface NearbyTexts {
   categoryJson: string;
   /** reach-index.loader.ts REACH_VERSION_SQL. */
   versionSql: string;
+  /** reach-index.loader.ts REACH_SNAPSHOT_SQL (the service reads it beside the version; the twin only sends it). */
+  snapshotSql: string;
 }
 
 type PageRow = Row & { distance_m: number | null; reachVersion: string; cardCategory: { name: string } | null };
@@ -58,7 +60,7 @@ export async function nearby(twin: Twin, index: ReachAnswers, texts: NearbyTexts
   if (filter.hasOffer) query.offerAt = Date.now();
   const localTimes = filter.openAt && clocks.json;
   const columns = (distance: string) =>
-    `${texts.storeColumns}, ${distance} as distance_m, ${texts.versionSql} as "reachVersion", ${texts.categoryJson} as "cardCategory"`;
+    `${texts.storeColumns}, ${distance} as distance_m, ${texts.versionSql} as "reachVersion", ${texts.snapshotSql} as "reachSnapshot", ${texts.categoryJson} as "cardCategory"`;
 
   let total: number | null;
   let found: PageRow[];
@@ -82,7 +84,10 @@ export async function nearby(twin: Twin, index: ReachAnswers, texts: NearbyTexts
     if (!picked) throw new Error('nearby twin: the reach index cannot decide this page');
     total = picked.total;
     if (picked.candidates.length === 0) {
-      const [{ version }] = await rows<{ version: string }>(twin, `select ${texts.versionSql} as version`);
+      const [{ version }] = await rows<{ version: string }>(
+        twin,
+        `select ${texts.versionSql} as version, ${texts.snapshotSql} as snapshot`,
+      );
       if (version !== index.version) throw new Error('nearby twin: the reach data changed');
       return answer(twin, [], [], total, page, perPage);
     }

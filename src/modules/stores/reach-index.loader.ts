@@ -8,7 +8,10 @@
  * snapshot, re-read; the request waits for that, a few milliseconds); when the log cannot
  * tell (a truncate, a bulk write, pruned past the copy) the copy is rebuilt in the background
  * while requests take the SQL path (small cities wait for it: it costs less than the queries
- * it saves). docs/decisions.md "City scale: an exact total from an in-process reach index",
+ * it saves). A catch-up that fails (a timeout, a lost connection) is not a reason to rebuild:
+ * that request and those of the next second take the SQL path, then a catch-up is tried again.
+ * A copy is replaced only by one read at a later snapshot, whatever lands first.
+ * docs/decisions.md "City scale: an exact total from an in-process reach index",
  * "City scale: the reach index under store edits".
  */
 import { IsolationLevel } from '@mikro-orm/core';
@@ -26,11 +29,20 @@ const COMPACT_PATCHED_STORES = 1000;
 const LOG_KEEP = '10 minutes';
 /** How often one process prunes the log at most. */
 const PRUNE_EVERY_MS = 60_000;
+/** Log rows one prune statement deletes at most (each its own short transaction; whole transactions' rows). */
+const PRUNE_BATCH_ROWS = 5000;
+/** After a catch-up failed with an error, requests take the SQL path this long before the next try. */
+const CATCH_UP_RETRY_MS = 1000;
+/** After a background rebuild of a patched copy failed, catch-ups start none for this long. */
+const COMPACT_RETRY_MS = 60_000;
+/** A copy's snapshot older than this is refreshed from a statement that saw the copy's version (noteReachSnapshot). */
+const REFRESH_SNAPSHOT_MS = 60_000;
 
-/** A copy and what it was read at: its snapshot (pg_current_snapshot) and the whole copy under its patch. */
+/** A copy and what it was read at: its snapshot (pg_current_snapshot, taken at `takenAt`) and the whole copy under its patch. */
 interface Copy {
   index: ReachAnswers;
   snapshot: string;
+  takenAt: number;
   base: ReachIndex;
   changed: ReadonlyMap<number, ReachStore | null>;
 }
@@ -42,12 +54,18 @@ interface Holder {
   compacting?: boolean;
   catching?: Promise<Copy | null>;
   prunedAt?: number;
+  /** When a catch-up last failed with an error, and a build (CATCH_UP_RETRY_MS, COMPACT_RETRY_MS). */
+  catchUpFailedAt?: number;
+  buildFailedAt?: number;
 }
 
 const holders = new WeakMap<object, Holder>();
 
-/** How many times each pool's copy was rebuilt and caught up (tests assert which path ran). */
-export const reachLoads = { builds: 0, catchUps: 0 };
+/**
+ * How many times each pool's copy was rebuilt, caught up, and failed to catch up with an
+ * error (tests assert which path ran); how many prunes of the log ended, and the rows they deleted.
+ */
+export const reachLoads = { builds: 0, catchUps: 0, failedCatchUps: 0, prunes: 0, pruned: 0 };
 
 /**
  * The database's current version of the reach data ('0' before any change was recorded), as
@@ -56,9 +74,14 @@ export const reachLoads = { builds: 0, catchUps: 0 };
  */
 export const REACH_VERSION_SQL = `coalesce((select version::text from store_reach_version where id = 1), '0')`;
 
-async function currentVersion(em: EntityManager): Promise<string> {
-  const [row] = await em.execute<{ version: string }[]>(`select ${REACH_VERSION_SQL} as version`);
-  return row.version;
+/** The snapshot of the statement it is part of, as text (once per statement): see noteReachSnapshot. */
+export const REACH_SNAPSHOT_SQL = `(select pg_current_snapshot()::text)`;
+
+async function currentVersion(em: EntityManager): Promise<{ version: string; snapshot: string }> {
+  const [row] = await em.execute<{ version: string; snapshot: string }[]>(
+    `select ${REACH_VERSION_SQL} as version, ${REACH_SNAPSHOT_SQL} as snapshot`,
+  );
+  return row;
 }
 
 /**
@@ -73,18 +96,63 @@ export function lastReachIndex(em: EntityManager): ReachAnswers | null {
 }
 
 /**
- * The index at the database's current version, or null when it is being rebuilt (the caller
- * then answers with SQL). `wait`: build it now whatever its size (tests, warm-up).
+ * A statement read `index`'s version (equal: the caller checked) at `snapshot` (REACH_SNAPSHOT_SQL
+ * in the same statement): the copy is the database at that snapshot too, since every change of
+ * reach data sets the version. The copy takes it when its own is older than REFRESH_SNAPSHOT_MS
+ * (so the horizon of a prune does not pass a transaction that was in progress at an old
+ * snapshot, which would make the next catch-up rebuild: docs/decisions.md, risk 5).
+ */
+export function noteReachSnapshot(em: EntityManager, index: ReachAnswers, snapshot: string | undefined): void {
+  const holder = holders.get(em.getConnection());
+  const copy = holder?.copy;
+  if (!copy || copy.index !== index || !snapshot || Date.now() - copy.takenAt < REFRESH_SNAPSHOT_MS) return;
+  if (!laterSnapshot(copy.snapshot, snapshot)) holder.copy = { ...copy, snapshot, takenAt: Date.now() };
+}
+
+/**
+ * Whether snapshot `a` was taken after `b` by the same server (sees more). Snapshots only grow:
+ * xmax (one past the latest completed transaction id) never goes down, and at the same xmax
+ * a later snapshot's in-progress list is a subset of the earlier one's (new transactions take
+ * ids from xmax on).
+ */
+export function laterSnapshot(a: string, b: string): boolean {
+  const [, aXmax, aXip] = a.split(':');
+  const [, bXmax, bXip] = b.split(':');
+  if (aXmax !== bXmax) return BigInt(aXmax) > BigInt(bXmax);
+  const count = (xip: string | undefined) => (xip ? xip.split(',').length : 0);
+  return count(aXip) < count(bXip);
+}
+
+/**
+ * Makes `copy` the holder's unless the copy in hand was read at a later snapshot: a catch-up
+ * and a rebuild run side by side, and the one that lands last may have read first.
+ */
+function adopt(holder: Holder, copy: Copy): void {
+  if (!holder.copy || laterSnapshot(copy.snapshot, holder.copy.snapshot)) holder.copy = copy;
+}
+
+/**
+ * The index at the database's current version, or null when it is being rebuilt or a catch-up
+ * failed (the caller then answers with SQL). `wait`: build it now whatever its size (tests, warm-up).
  */
 export async function reachIndex(em: EntityManager, { wait = false } = {}): Promise<ReachAnswers | null> {
   const key = em.getConnection();
   let holder = holders.get(key);
   if (!holder) holders.set(key, (holder = {}));
-  const version = await currentVersion(em);
-  if (holder.copy?.index.version === version) return holder.copy.index;
+  const { version, snapshot } = await currentVersion(em);
+  if (holder.copy?.index.version === version) {
+    noteReachSnapshot(em, holder.copy.index, snapshot);
+    return holder.copy.index;
+  }
   if (holder.copy && (!holder.building || holder.compacting)) {
-    // Catch-ups run one at a time, each from the copy the last one left.
-    const caught = await (holder.catching ??= catchUp(em.fork(), holder).finally(() => (holder.catching = undefined))).catch(() => null);
+    if (holder.catchUpFailedAt !== undefined && Date.now() - holder.catchUpFailedAt < CATCH_UP_RETRY_MS) return null;
+    let caught: Copy | null;
+    try {
+      // Catch-ups run one at a time, each from the copy the last one left.
+      caught = await (holder.catching ??= catchUp(em.fork(), holder).finally(() => (holder.catching = undefined)));
+    } catch {
+      return null; // an error, not an answer: SQL answers, and a later request tries again
+    }
     if (caught) return caught.index.version === version ? caught.index : null;
   }
   return rebuilt(em, holder, version, wait);
@@ -103,92 +171,132 @@ async function rebuilt(em: EntityManager, holder: Holder, version: string, wait:
 
 function startBuild(em: EntityManager, holder: Holder): Promise<Copy> {
   if (holder.building) return holder.building;
-  const building = (holder.building = buildCopy(em.fork()).finally(() => {
-    holder.building = undefined;
-    holder.compacting = false;
-  }));
-  building.then(
-    (copy) => {
-      holder.copy = copy; // builds run one at a time: the last one read the newest snapshot
-      prune(em, holder);
-    },
-    () => undefined, // the next request tries again (e.g. the pool was closing)
-  );
+  // The copy is the holder's before the build is over: no moment without either.
+  const building = (holder.building = buildCopy(em.fork())
+    .then(
+      (copy) => {
+        adopt(holder, copy);
+        prune(em, holder);
+        return copy;
+      },
+      (error: unknown) => {
+        holder.buildFailedAt = Date.now(); // the next request tries again (e.g. the pool was closing)
+        throw error;
+      },
+    )
+    .finally(() => {
+      holder.building = undefined;
+      holder.compacting = false;
+    }));
+  building.catch(() => undefined);
   return building;
 }
 
 /**
  * The copy at the database's snapshot now, from the copy in hand: in one repeatable-read
  * snapshot, the stores of every log row whose transaction the copy's snapshot did not see
- * (pg_visible_in_snapshot: exact whatever the order of transaction ids and commits; a row
- * below the snapshot's xmin was seen) are re-read and patched over the copy's base. Null
- * when the log cannot tell: a row without a store, too many stores, or rows pruned past
- * the copy's snapshot (then the caller rebuilds). Sets the holder's copy.
+ * (ids from its xmax on, or in its in-progress list: exactly those, whatever the order of
+ * transaction ids and commits) are re-read and patched over the copy's base. Null when the
+ * log cannot tell: a row without a store, too many stores, or rows pruned past the copy's
+ * snapshot (then the caller rebuilds). Rejects on an error (the caller does not rebuild).
+ * Sets the holder's copy unless a later one landed meanwhile (then returns that one).
  */
 async function catchUp(em: EntityManager, holder: Holder): Promise<Copy | null> {
   const from = holder.copy!;
-  const copy = await em.transactional(
-    async (tx): Promise<Copy | null> => {
-      // The log is complete for the copy unless a pruned row's transaction was one its snapshot
-      // did not see: ids from the snapshot's xmax on, or one in progress then (xip) that has
-      // committed since and left no row (checkable: a transaction's rows are pruned together).
-      // Comparing xmin alone would rebuild while any long transaction runs on the server.
-      const [head] = await tx.execute<{ version: string; snapshot: string; complete: boolean; since: string }[]>(
-        `with h as (select coalesce((select log_pruned_below from store_reach_version where id = 1), 0) as pruned)
-         select ${REACH_VERSION_SQL} as version, pg_current_snapshot()::text as snapshot,
-                pg_snapshot_xmin(?::pg_snapshot)::text as since,
-                h.pruned <= pg_snapshot_xmax(?::pg_snapshot)::text::bigint
-                and not exists (select 1 from pg_snapshot_xip(?::pg_snapshot) x
-                                where x::text::bigint < h.pruned and coalesce(pg_xact_status(x), 'committed') = 'committed'
-                                  and not exists (select 1 from store_reach_changes c where c.xid = x::text::bigint)) as complete
-         from h`,
-        [from.snapshot, from.snapshot, from.snapshot],
-      );
-      if (!head.complete) return null;
-      const rows = await tx.execute<{ store_id: number | null }[]>(
-        `select distinct store_id from store_reach_changes
-         where xid >= ? and not pg_visible_in_snapshot(xid::text::xid8, ?::pg_snapshot) limit ${CATCH_UP_MAX_STORES + 1}`,
-        [head.since, from.snapshot],
-      );
-      if (rows.length > CATCH_UP_MAX_STORES || rows.some((r) => r.store_id === null)) return null;
-      const ids = rows.map((r) => r.store_id!);
-      const read = new Map((ids.length ? await readReachStores(tx, ids) : []).map((s) => [s.id, s]));
-      const changed = new Map(from.changed);
-      for (const id of ids) changed.set(id, read.get(id) ?? null);
-      const index =
-        changed.size === 0 && from.base.version === head.version ? from.base : new PatchedReachIndex(from.base, changed, head.version);
-      return { index, snapshot: head.snapshot, base: from.base, changed };
-    },
-    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
-  );
-  if (!copy) return null;
+  let read: { version: string; snapshot: string; changed: Map<number, ReachStore | null> } | null;
+  try {
+    read = await em.transactional(
+      async (tx) => {
+        // The log is complete for the copy unless a pruned row's transaction was one its snapshot
+        // did not see: ids from the snapshot's xmax on, or one in progress then (xip) that has
+        // committed since and left no row (checkable: a transaction's rows are pruned together).
+        // Comparing xmin alone would rebuild while any long transaction runs on the server.
+        const [head] = await tx.execute<{ version: string; snapshot: string; complete: boolean; xmax: string; xip: string }[]>(
+          `with h as (select coalesce((select log_pruned_below from store_reach_version where id = 1), 0) as pruned)
+           select ${REACH_VERSION_SQL} as version, pg_current_snapshot()::text as snapshot,
+                  pg_snapshot_xmax(?::pg_snapshot)::text as xmax,
+                  array(select x::text::bigint from pg_snapshot_xip(?::pg_snapshot) x)::text as xip,
+                  h.pruned <= pg_snapshot_xmax(?::pg_snapshot)::text::bigint
+                  and not exists (select 1 from pg_snapshot_xip(?::pg_snapshot) x
+                                  where x::text::bigint < h.pruned and coalesce(pg_xact_status(x), 'committed') = 'committed'
+                                    and not exists (select 1 from store_reach_changes c where c.xid = x::text::bigint)) as complete
+           from h`,
+          [from.snapshot, from.snapshot, from.snapshot, from.snapshot],
+        );
+        if (!head.complete) return null;
+        // The transactions the copy's snapshot did not see, exactly (two ranges of the xid index).
+        const rows = await tx.execute<{ store_id: number | null }[]>(
+          `select distinct store_id from store_reach_changes
+           where xid >= ? or xid = any(?::bigint[]) limit ${CATCH_UP_MAX_STORES + 1}`,
+          [head.xmax, head.xip],
+        );
+        if (rows.length > CATCH_UP_MAX_STORES || rows.some((r) => r.store_id === null)) return null;
+        const ids = rows.map((r) => r.store_id!);
+        const stores = new Map((ids.length ? await readReachStores(tx, ids) : []).map((s) => [s.id, s]));
+        const changed = new Map(from.changed);
+        for (const id of ids) changed.set(id, stores.get(id) ?? null);
+        return { version: head.version, snapshot: head.snapshot, changed };
+      },
+      { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+    );
+  } catch (error) {
+    reachLoads.failedCatchUps++;
+    holder.catchUpFailedAt = Date.now();
+    throw error;
+  }
+  holder.catchUpFailedAt = undefined;
+  if (!read) return null;
+  // Indexed after the commit (the transaction holds a snapshot back from vacuum meanwhile).
+  const { version, snapshot, changed } = read;
+  const index = changed.size === 0 && from.base.version === version ? from.base : new PatchedReachIndex(from.base, changed, version);
+  const copy: Copy = { index, snapshot, takenAt: Date.now(), base: from.base, changed };
   reachLoads.catchUps++;
-  holder.copy = copy;
-  if (copy.changed.size > COMPACT_PATCHED_STORES && !holder.building) {
+  adopt(holder, copy);
+  const recentlyFailed = holder.buildFailedAt !== undefined && Date.now() - holder.buildFailedAt < COMPACT_RETRY_MS;
+  if (holder.copy === copy && copy.changed.size > COMPACT_PATCHED_STORES && !holder.building && !recentlyFailed) {
     holder.compacting = true;
     startBuild(em, holder).catch(() => undefined);
   }
   prune(em, holder);
-  return copy;
+  return holder.copy!;
 }
 
 /**
- * Deletes log rows older than LOG_KEEP (at most once a PRUNE_EVERY_MS per process) and raises
- * the horizon below which rows may be missing, in one transaction: a copy whose snapshot did
- * not see a transaction below the horizon that may have been pruned rebuilds (catchUp).
+ * Deletes log rows older than LOG_KEEP (at most once a PRUNE_EVERY_MS per process), whole
+ * transactions at a time in batches of about PRUNE_BATCH_ROWS rows, each batch in one
+ * statement that also raises the horizon below which rows may be missing past the highest id
+ * it deleted: a copy whose snapshot did not see a transaction below the horizon that may have
+ * been pruned rebuilds (catchUp). Writes nothing when no row is old enough: a write to the
+ * version row or the log moves the answer cache's generations of nearby and the home screen.
  */
 function prune(em: EntityManager, holder: Holder): void {
   const now = Date.now();
   if (holder.prunedAt !== undefined && now - holder.prunedAt < PRUNE_EVERY_MS) return;
   holder.prunedAt = now;
-  em.fork()
-    .execute(
-      `with gone as (delete from store_reach_changes where at < now() - interval '${LOG_KEEP}' returning xid)
-       insert into store_reach_version (id, version, log_pruned_below)
-       select 1, 0, max(xid) + 1 from gone having count(*) > 0
-       on conflict (id) do update set log_pruned_below = greatest(store_reach_version.log_pruned_below, excluded.log_pruned_below)`,
-    )
-    .catch(() => undefined); // pruned next time
+  pruneBatches(em.fork()).then(
+    () => reachLoads.prunes++,
+    () => undefined, // pruned next time
+  );
+}
+
+async function pruneBatches(em: EntityManager): Promise<void> {
+  const old = `at < now() - interval '${LOG_KEEP}'`;
+  for (;;) {
+    const [{ due }] = await em.execute<{ due: boolean }[]>(`select exists (select 1 from store_reach_changes where ${old}) as due`);
+    if (!due) return;
+    // A transaction's rows share `at` and go in one statement (the horizon check counts on it).
+    const [{ deleted }] = await em.execute<{ deleted: string }[]>(
+      `with gone as (delete from store_reach_changes where xid in (
+                       select xid from store_reach_changes where ${old} order by id limit ${PRUNE_BATCH_ROWS})
+                     returning xid),
+            horizon as (insert into store_reach_version (id, version, log_pruned_below)
+                        select 1, 0, max(xid) + 1 from gone having count(*) > 0
+                        on conflict (id) do update set log_pruned_below = greatest(store_reach_version.log_pruned_below, excluded.log_pruned_below))
+       select count(*)::text as deleted from gone`,
+    );
+    reachLoads.pruned += Number(deleted);
+    if (Number(deleted) < PRUNE_BATCH_ROWS) return;
+  }
 }
 
 /** Whether the city is small enough to wait for its first index (a bounded count). */
@@ -207,17 +315,18 @@ async function fewStores(em: EntityManager): Promise<boolean> {
  * idle past the idle-in-transaction timeout and hold a snapshot back from vacuum meanwhile.
  */
 async function buildCopy(em: EntityManager): Promise<Copy> {
+  const takenAt = Date.now();
   const { version, snapshot, columns } = await em.transactional(
     async (tx) => {
       await tx.execute(`set local statement_timeout = ${BUILD_STATEMENT_TIMEOUT_MS}`);
-      const [{ snapshot }] = await tx.execute<{ snapshot: string }[]>(`select pg_current_snapshot()::text as snapshot`);
-      return { version: await currentVersion(tx), snapshot, columns: await readReachColumns(tx) };
+      const { version, snapshot } = await currentVersion(tx);
+      return { version, snapshot, columns: await readReachColumns(tx) };
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
   const base = new ReachIndex(columns, version);
   reachLoads.builds++;
-  return { index: base, snapshot, base, changed: new Map() };
+  return { index: base, snapshot, takenAt, base, changed: new Map() };
 }
 
 /**

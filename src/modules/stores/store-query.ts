@@ -13,7 +13,7 @@ import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 import { storeCategoryJson } from './store.loaders';
 import { filtersStores, ReachAnswers, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
-import { lastReachIndex, REACH_VERSION_SQL, reachIndex } from './reach-index.loader';
+import { lastReachIndex, noteReachSnapshot, REACH_SNAPSHOT_SQL, REACH_VERSION_SQL, reachIndex } from './reach-index.loader';
 
 export interface GeoPoint {
   lat: number;
@@ -225,8 +225,12 @@ async function fromReachIndex(
     if (!found) return null;
     total = found.total;
     if (found.candidates.length === 0) {
-      const [{ version }] = await em.execute<{ version: string }[]>(`select ${REACH_VERSION_SQL} as version`);
-      return version === index.version ? { stores: [], total, cards: cards ? new Map() : undefined } : STALE;
+      const [{ version, snapshot }] = await em.execute<{ version: string; snapshot: string }[]>(
+        `select ${REACH_VERSION_SQL} as version, ${REACH_SNAPSHOT_SQL} as snapshot`,
+      );
+      if (version !== index.version) return STALE;
+      noteReachSnapshot(em, index, snapshot);
+      return { stores: [], total, cards: cards ? new Map() : undefined };
     }
     const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes: openAt?.json });
     rows = await em.execute<PageRow[]>(
@@ -237,6 +241,7 @@ async function fromReachIndex(
   }
   // No row, no version: a write may have taken every candidate away; the current copy or SQL decides.
   if (rows.length === 0 || rows[0].reachVersion !== index.version) return STALE;
+  noteReachSnapshot(em, index, rows[0].reachSnapshot);
   const { stores, categories } = pageViews(em, rows);
   if (!cardClock) return { stores, total };
   const open = index.openNow(
@@ -277,7 +282,12 @@ function zoneClocks(index: ReachAnswers, at: Date): { json: string; weeks: Map<s
 const lastClocks = new WeakMap<ReachAnswers, { second: number; clocks: { json: string; weeks: Map<string, number> } | null }>();
 
 /** A page's row: the store's view columns and what pageColumns adds. */
-type PageRow = Record<string, unknown> & { distance_m: number | null; reachVersion: string; cardCategory?: object | null };
+type PageRow = Record<string, unknown> & {
+  distance_m: number | null;
+  reachVersion: string;
+  reachSnapshot: string;
+  cardCategory?: object | null;
+};
 
 /**
  * The select list of a page's rows (stores aliased `s`): the store's view columns, its
@@ -288,7 +298,7 @@ function pageColumns(em: EntityManager, distance: string, cards: boolean): strin
   const key = `${cards}:${distance}`;
   let columns = pageColumnsBuilt.get(key);
   if (columns === undefined) {
-    columns = `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`;
+    columns = `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion", ${REACH_SNAPSHOT_SQL} as "reachSnapshot"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`;
     pageColumnsBuilt.set(key, columns);
   }
   return columns;
@@ -300,7 +310,7 @@ const pageColumnsBuilt = new Map<string, string>();
 /** The stores of page rows (read-only views, each with its distance) and their categories' views (null without one or unread). */
 function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[]; categories: (View<StoreCategory> | null)[] } {
   const categories: (View<StoreCategory> | null)[] = [];
-  const columns = rows.map(({ distance_m, reachVersion: _version, cardCategory, ...store }) => {
+  const columns = rows.map(({ distance_m, reachVersion: _version, reachSnapshot: _snapshot, cardCategory, ...store }) => {
     categories.push(cardCategory ? fromJson(em, StoreCategory, [cardCategory])[0] : null);
     // The rest object is the row's own copy: distanceKm goes last on it, as before (one copy per row, not two).
     (store as Record<string, unknown>).distanceKm = kmOf(distance_m);

@@ -17,8 +17,11 @@ export class StoreReachVersion {
   version!: string;
 
   /**
-   * Every row of store_reach_changes written by a transaction whose id is below this was
-   * pruned: a copy whose snapshot's xmin is below it cannot catch up from the log (rebuilds).
+   * Rows of store_reach_changes written by a transaction whose id is below this may have been
+   * pruned (a transaction's rows go together). A copy whose snapshot did not see such a
+   * transaction cannot catch up from the log and rebuilds: the horizon past its snapshot's
+   * xmax, or above a transaction of its in-progress list (xip) that has committed since and
+   * has no row left (reach-index.loader.ts catchUp).
    */
   @Property({ type: 'bigint', default: 0 })
   logPrunedBelow!: string;
@@ -27,7 +30,8 @@ export class StoreReachVersion {
 /**
  * The change log of reach data, one row per store a transaction changed (written by the same
  * triggers, in the same transaction): an index read at snapshot S catches up by re-reading the
- * stores of the rows whose transaction S did not see (pg_visible_in_snapshot), not the city.
+ * stores of the rows whose transaction S did not see (ids from its xmax on, or in its
+ * in-progress list: the xid index's ranges), not the city.
  * A row without a store means "anything may have changed" (a truncate, a bulk write): rebuild.
  * reach-index.loader.ts; docs/decisions.md "City scale: the reach index under store edits".
  * Never written by the ORM; pruned by age (the loader).
