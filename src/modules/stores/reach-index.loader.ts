@@ -106,7 +106,7 @@ export function noteReachSnapshot(em: EntityManager, index: ReachAnswers, snapsh
   const holder = holders.get(em.getConnection());
   const copy = holder?.copy;
   if (!copy || copy.index !== index || !snapshot || Date.now() - copy.takenAt < REFRESH_SNAPSHOT_MS) return;
-  if (!laterSnapshot(copy.snapshot, snapshot)) holder.copy = { ...copy, snapshot, takenAt: Date.now() };
+  adopt(holder, { ...copy, snapshot, takenAt: Date.now() });
 }
 
 /**
@@ -125,10 +125,12 @@ export function laterSnapshot(a: string, b: string): boolean {
 
 /**
  * Makes `copy` the holder's unless the copy in hand was read at a later snapshot: a catch-up
- * and a rebuild run side by side, and the one that lands last may have read first.
+ * and a rebuild run side by side, and the one that lands last may have read first. At the
+ * same snapshot the two hold the same stores: the one landing (a compaction's unpatched
+ * copy, a refreshed snapshot) is taken.
  */
 function adopt(holder: Holder, copy: Copy): void {
-  if (!holder.copy || laterSnapshot(copy.snapshot, holder.copy.snapshot)) holder.copy = copy;
+  if (!holder.copy || !laterSnapshot(holder.copy.snapshot, copy.snapshot)) holder.copy = copy;
 }
 
 /**
