@@ -92,13 +92,12 @@ describe('the reach index under store edits', () => {
     await em().execute(`update offers set title = title || ' (new)' where id = ${id}`);
     expect(await version()).toBe(before);
     expect(await logged()).toBe(rows);
-    // A read column set to its own value: the version moves (a statement trigger cannot tell), no store is logged.
+    // A read column set to its own value: neither (test/reach-triggers.test.ts).
     await em().execute(`update store_opening_hours set opens_at = opens_at where id = (select min(id) from store_opening_hours)`);
-    expect(await version()).not.toBe(before);
+    expect(await version()).toBe(before);
     expect(await logged()).toBe(rows);
-    const moved = await version();
     await em().execute(`update offers set ends_at = coalesce(ends_at, now()) + interval '1 day' where id = ${id}`);
-    expect(await version()).not.toBe(moved);
+    expect(await version()).not.toBe(before);
     expect(await logged()).toBe(rows + 1);
   });
 

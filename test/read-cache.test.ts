@@ -45,6 +45,20 @@ async function startOfSecond(): Promise<void> {
   if (left < 800) await new Promise((resolve) => setTimeout(resolve, left + 5));
 }
 
+/**
+ * `steps` from the start of a system second, run again (at most five times) when that second
+ * ended before they did: entries live for the second they were computed in, so steps that
+ * expect a hit fit in one (a loaded machine can take longer than a second for a dozen reads).
+ */
+async function inOneSecond<T>(steps: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    await startOfSecond();
+    const second = Math.floor(Date.now() / 1000);
+    const result = await steps();
+    if (Math.floor(Date.now() / 1000) === second || attempt === 5) return result;
+  }
+}
+
 const statements = (s: TestServer, path: string, token?: string) =>
   countStatements(s.db.orm, () => s.http.get(path, { token })).then(({ count, result }) => ({ count, res: result }));
 
@@ -83,10 +97,8 @@ describe('a repeated read', () => {
       `/api/v1/store/offers?store_id=${store.id}`,
       '/api/v1/payment-methods',
     ];
-    await startOfSecond();
     for (const path of paths) {
-      const first = await statements(server, path);
-      const second = await statements(server, path);
+      const [first, second] = await inOneSecond(async () => [await statements(server, path), await statements(server, path)]);
       expect([path, first.res.status, second.res.status]).toEqual([path, 200, 200]);
       expect([path, first.count > 0, second.count]).toEqual([path, true, 0]);
       expect(JSON.stringify(second.res.body)).toBe(JSON.stringify(first.res.body));
@@ -210,17 +222,24 @@ describe('a write keeps the answers of rows that read none of its tables', () =>
       '/api/v1/payment-methods',
       '/api/v1/store/store-categories',
     ];
-    await startOfSecond();
-    await counts(paths);
-    const report = await server.http.post('/api/v1/driver/location', { latitude: 33.58, longitude: -7.59 }, { token: driver.token });
-    expect(report.status).toBe(200);
-    expect(await counts(paths)).toEqual(none(paths));
+    /** Each path's statements after `write`, the answers computed just before it in the same second. */
+    const countsAfter = (write: () => Promise<void>) =>
+      inOneSecond(async () => {
+        await counts(paths);
+        await write();
+        return counts(paths);
+      });
+    const report = async () => {
+      const res = await server.http.post('/api/v1/driver/location', { latitude: 33.58, longitude: -7.59 }, { token: driver.token });
+      expect(res.status).toBe(200);
+    };
+    expect(await countsAfter(report)).toEqual(none(paths));
     // Placing an order writes orders, their items and events (the order counts move on delivery).
-    expect((await placeOrder(server, w)).status).toBe(201);
-    expect(await counts(paths)).toEqual(none(paths));
+    expect(await countsAfter(async () => expect((await placeOrder(server, w)).status).toBe(201))).toEqual(none(paths));
     // A write to a table a row reads drops that row only.
-    await server.db.orm.em.fork().execute(`update stores set rating = 4.5 where id = ?`, [w.owner.store.id]);
-    const after = await counts(paths);
+    const after = await countsAfter(async () => {
+      await server.db.orm.em.fork().execute(`update stores set rating = 4.5 where id = ?`, [w.owner.store.id]);
+    });
     expect(after[store]).toBeGreaterThan(0);
     expect([after['/api/v1/global/ads'], after['/api/v1/payment-methods'], after['/api/v1/store/store-categories']]).toEqual([0, 0, 0]);
   });

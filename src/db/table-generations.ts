@@ -24,8 +24,8 @@ const nulled = (...tables: string[]): TableWrite[] => tables.map((table) => ({ t
 /** What a write of each kind to a table writes besides that table: its triggers, then its referrers' cascades. */
 export const DATABASE_EFFECTS: Readonly<Record<string, Effects>> = {
   // Triggers: the reach index's version and change log (Migration20261123132407,
-  // Migration20261125145518; a truncate of the log or of the version logs a row), the search
-  // names (Migration20261123133406).
+  // Migration20261125145518, Migration20261125174500; a truncate of the log or of the version
+  // logs a row), the search names (Migration20261123133406).
   stores: {
     insert: [...reach, { table: 'store_search_names', kind: 'insert' }],
     update: [...reach, { table: 'store_search_names', kind: 'insert' }],

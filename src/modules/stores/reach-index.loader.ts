@@ -353,8 +353,8 @@ const REACH_ROWS_SQL = reachRowsSql();
 
 /**
  * The reach rows of every active store, or of those of `ids` (their hours and offers only).
- * The columns it reads are what the triggers of Migration20261125145518_reach_changes watch:
- * keep them in step.
+ * The columns it reads are what the reach triggers watch (READ in
+ * Migration20261125174500_reach_update_statements): keep them in step.
  */
 function reachRowsSql(ids?: number[]): string {
   // Integers from the change log, inlined (one list, used three times).
