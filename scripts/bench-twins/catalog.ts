@@ -6,7 +6,7 @@
 import { Request } from 'express';
 import { storeKeyCondition } from '../../src/modules/stores/store.service';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
-import { amount, choice, groupBy, offer, openNowParams, openOfUnmet, product, Row, rows, Twin } from './twin';
+import { amount, choice, groupBy, offer, openNowParams, openOfUnmet, preparedRows, product, Row, rows, Twin } from './twin';
 
 export interface CatalogTexts {
   /** viewColumns of Store as `s`. */
@@ -93,7 +93,8 @@ export async function catalog(twin: Twin, texts: CatalogTexts, req: Request): Pr
 /** The store's products, or null for a store that is not active. */
 export async function storeProducts(twin: Twin, texts: CatalogTexts, req: Request): Promise<Row[] | null> {
   const { sql, param } = storeKeyCondition(Number(req.query.store_id), 's');
-  const [row] = await rows<{ products: Row[] | null }>(
+  // Prepared, as the service sends it (catalog.service.ts storeProducts: executePrepared).
+  const [row] = await preparedRows<{ products: Row[] | null }>(
     twin,
     `select (select json_agg(${texts.productObject}
                              order by m.sort_order asc, m.id asc, c.sort_order asc, c.id asc, p.sort_order asc, p.id asc)

@@ -1,14 +1,14 @@
 /**
  * GET /api/v1/global/ads and GET /api/v1/store/stores/:store by hand: the one statement each
  * that the service sends (src/modules/ads/ad-query.ts; src/modules/stores/store-details.ts:
- * the store with its category, hours, active offers and "open now" as JSON columns; a second
- * statement only the first time a zone is met), from the same SQL builders.
+ * the store with its category, hours, active offers and "open now" as JSON columns, prepared;
+ * a second statement only the first time a zone is met), from the same SQL builders.
  */
 import { Request } from 'express';
 import { roundCoordinate } from '../../src/common/coordinate-field';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
 import { storeKeyCondition } from '../../src/modules/stores/store.service';
-import { offer, openNowParams, openOfUnmet, Row, rows, storeCategory, storeSummary, Twin } from './twin';
+import { offer, openNowParams, openOfUnmet, preparedRows, Row, rows, storeCategory, storeSummary, Twin } from './twin';
 
 export interface DetailsTexts {
   /** ad-query.ts: viewColumns of Ad as `a` and the live ads' rule. */
@@ -40,7 +40,8 @@ type DetailsRow = Row & { pre_category: Row | null; pre_hours: Row[] | null; pre
 export async function storeDetails(twin: Twin, texts: DetailsTexts, req: Request): Promise<Row | null> {
   const { sql, param } = storeKeyCondition(String(req.params.store), 's');
   const now = new Date();
-  const [s] = await rows<DetailsRow>(
+  // Prepared, as the service sends it (store-details.ts: executePrepared).
+  const [s] = await preparedRows<DetailsRow>(
     twin,
     `select ${texts.storeColumns},
             ${texts.categoryJson} as pre_category,

@@ -7,7 +7,9 @@
  */
 import { notFound } from '../../common/errors';
 import { asViews, fromJson, View, viewColumns, viewObject } from '../../common/row-views';
-import { Context } from '../../context';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Context, readerOf } from '../../context';
+import { executePrepared } from '../../db/entity-manager';
 import { Offer } from '../offers/offer.entity';
 import { offersForStoreJson } from '../offers/offer.service';
 import { storeKeyCondition } from '../stores/store.service';
@@ -58,18 +60,30 @@ export async function catalog(ctx: Context, storeId: number): Promise<StoreCatal
   return { store, menus, offers: fromJson(em, Offer, offers) };
 }
 
-/** The active products of an active store, in menu order (products of inactive menus, or of none, are not offered). */
-export async function storeProducts(ctx: Context, storeId: number): Promise<View<Product>[]> {
-  const { em } = ctx;
-  const { sql, param, key } = storeKeyCondition(storeId, 's');
-  const [row] = await em.execute<{ products: object[] | null }[]>(
-    `select (select json_agg(${viewObject(em, Product, 'p')}
+/** storeProducts' text for a key condition, built once (as store-details.ts `detailsSql`, and why). */
+const productsTexts = new Map<string, string>();
+
+function storeProductsSql(em: EntityManager, condition: string): string {
+  let sql = productsTexts.get(condition);
+  if (sql === undefined) {
+    sql = `select (select json_agg(${viewObject(em, Product, 'p')}
                              order by m.sort_order asc, m.id asc, c.sort_order asc, c.id asc, p.sort_order asc, p.id asc)
              from products p join menu_categories c on c.id = p.menu_category_id join menus m on m.id = c.menu_id
              where p.store_id = s.id and p.is_active and m.is_active) as products
-     from stores s where ${sql} and s.is_active`,
-    [param],
-  );
+     from stores s where ${condition} and s.is_active`;
+    productsTexts.set(condition, sql);
+  }
+  return sql;
+}
+
+/**
+ * The active products of an active store, in menu order (products of inactive menus, or of none,
+ * are not offered). One prepared statement, no fork of its own (as store-details.ts).
+ */
+export async function storeProducts(ctx: Context, storeId: number): Promise<View<Product>[]> {
+  const em = readerOf(ctx);
+  const { sql, param, key } = storeKeyCondition(storeId, 's');
+  const [row] = await executePrepared<{ products: object[] | null }>(em, storeProductsSql(em, sql), [param]);
   if (!row) throw notFound('Store', key);
   return fromJson(em, Product, row.products);
 }

@@ -137,7 +137,9 @@ let lastMap: { second: number; zones: number; times: string } | null = null;
 
 /** The request's `local_times` for the zones met so far (JSON text). */
 export async function metZonesLocalTimes(ctx: Context): Promise<string> {
-  const at = await requestInstant(ctx);
+  // Fixed without the loader's batch when nothing waits for one: the batch would also make the
+  // request's fork (batchLoader hands it `ctx.em`), which a one-statement read does without.
+  const at = requestInstantNow(ctx) ?? (await requestInstant(ctx));
   const second = Math.floor(at.getTime() / 1000);
   if (lastMap?.second !== second || lastMap.zones !== zonesMet.size)
     lastMap = { second, zones: zonesMet.size, times: localTimesOf(zonesMet, at) };
