@@ -16,7 +16,7 @@ import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { findStores, findStoresBySql, StoreFilter, StoreSort } from '../src/modules/stores/store-query';
-import { laterSnapshot, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
+import { laterSnapshot, REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
 import { TableSet } from '../src/db/table-generations';
 import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
 import { ReachAnswers } from '../src/modules/stores/reach-index';
@@ -36,8 +36,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const version = async () =>
-  (await em().execute<{ v: string }[]>(`select coalesce((select version::text from store_reach_version where id = 1), '0') as v`))[0].v;
+const version = async () => (await em().execute<{ v: string }[]>(`select ${REACH_VERSION_SQL} as v`))[0].v;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

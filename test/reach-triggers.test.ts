@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Database } from '../src/db/orm';
 import { refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
-import { reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
+import { REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
 import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
 import { openTestDatabase } from './helpers/database';
 
@@ -28,8 +28,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const version = async () =>
-  (await em().execute<{ v: string }[]>(`select coalesce((select version::text from store_reach_version where id = 1), '0') as v`))[0].v;
+const version = async () => (await em().execute<{ v: string }[]>(`select ${REACH_VERSION_SQL} as v`))[0].v;
 
 const ids = async (sql: string) => (await em().execute<{ id: number }[]>(sql)).map((r) => r.id);
 
