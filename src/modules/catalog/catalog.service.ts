@@ -9,7 +9,7 @@ import { notFound } from '../../common/errors';
 import { asViews, fromJson, View, viewColumns, viewObject } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context, readerOf } from '../../context';
-import { executePrepared } from '../../db/entity-manager';
+import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
 import { Offer } from '../offers/offer.entity';
 import { offersForStoreJson } from '../offers/offer.service';
 import { storeKeyCondition } from '../stores/store.service';
@@ -60,20 +60,18 @@ export async function catalog(ctx: Context, storeId: number): Promise<StoreCatal
   return { store, menus, offers: fromJson(em, Offer, offers) };
 }
 
-/** storeProducts' text for a key condition, built once (as store-details.ts `detailsSql`, and why). */
-const productsTexts = new Map<string, string>();
+/** storeProducts' text for a key condition, built once (as store-details.ts `detailsSql`). */
+const productsTexts = textsBuiltOnce();
 
 function storeProductsSql(em: EntityManager, condition: string): string {
-  let sql = productsTexts.get(condition);
-  if (sql === undefined) {
-    sql = `select (select json_agg(${viewObject(em, Product, 'p')}
+  return productsTexts(
+    condition,
+    () => `select (select json_agg(${viewObject(em, Product, 'p')}
                              order by m.sort_order asc, m.id asc, c.sort_order asc, c.id asc, p.sort_order asc, p.id asc)
              from products p join menu_categories c on c.id = p.menu_category_id join menus m on m.id = c.menu_id
              where p.store_id = s.id and p.is_active and m.is_active) as products
-     from stores s where ${condition} and s.is_active`;
-    productsTexts.set(condition, sql);
-  }
-  return sql;
+     from stores s where ${condition} and s.is_active`,
+  );
 }
 
 /**

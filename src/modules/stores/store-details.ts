@@ -11,7 +11,7 @@ import { notFound } from '../../common/errors';
 import { fromJson, View, viewColumns, asViews } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context, readerOf } from '../../context';
-import { executePrepared } from '../../db/entity-manager';
+import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
 import { activeOffersJson, activeOffersOfStore } from '../offers/offer.loaders';
 import { Offer } from '../offers/offer.entity';
 import { OpeningHours } from './opening-hours.entity';
@@ -35,25 +35,19 @@ interface DetailsRow {
   pre_open: boolean | null;
 }
 
-/**
- * The statement's text for a key condition (`s.id = ?` or `s.slug = ?`), built once: it depends
- * on code only, and the same string each time is looked up by its kept hash (statement name,
- * what it writes) instead of being rebuilt and rehashed, ~2 KB, on every request.
- */
-const detailsTexts = new Map<string, string>();
+/** The statement's text for a key condition (`s.id = ?` or `s.slug = ?`): code only, built once (textsBuiltOnce). */
+const detailsTexts = textsBuiltOnce();
 
 function detailsSql(em: EntityManager, condition: string): string {
-  let sql = detailsTexts.get(condition);
-  if (sql === undefined) {
-    sql = `select ${viewColumns(em, Store, 's')},
+  return detailsTexts(
+    condition,
+    () => `select ${viewColumns(em, Store, 's')},
             ${storeCategoryJson(em, 's')} as pre_category,
             ${openingHoursJson(em, 's')} as pre_hours,
             ${activeOffersJson(em, 's')} as pre_offers,
             ${openNowSql('s')} as pre_open
-     from stores s where ${condition} and s.is_active`;
-    detailsTexts.set(condition, sql);
-  }
-  return sql;
+     from stores s where ${condition} and s.is_active`,
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames, sqlRowCount } from '../../common/name-search';
 import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
+import { textsBuiltOnce } from '../../db/entity-manager';
 import { localTimesAt, localTimesOf } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
@@ -295,17 +296,15 @@ type PageRow = Record<string, unknown> & {
  * view as JSON (a primary-key probe per row; categories change without a reach version).
  */
 function pageColumns(em: EntityManager, distance: string, cards: boolean): string {
-  const key = `${cards}:${distance}`;
-  let columns = pageColumnsBuilt.get(key);
-  if (columns === undefined) {
-    columns = `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion", ${REACH_SNAPSHOT_SQL} as "reachSnapshot"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`;
-    pageColumnsBuilt.set(key, columns);
-  }
-  return columns;
+  return pageColumnsBuilt(
+    `${cards}:${distance}`,
+    () =>
+      `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion", ${REACH_SNAPSHOT_SQL} as "reachSnapshot"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`,
+  );
 }
 
 /** pageColumns' lists, built once each (the distance expressions are code, not values). */
-const pageColumnsBuilt = new Map<string, string>();
+const pageColumnsBuilt = textsBuiltOnce();
 
 /** The stores of page rows (read-only views, each with its distance) and their categories' views (null without one or unread). */
 function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[]; categories: (View<StoreCategory> | null)[] } {
