@@ -1,5 +1,5 @@
 /**
- * Store details, store products and the catalog send their one statement without forking an EntityManager
+ * Store details, store products, the catalog and the ads send their one statement without forking an EntityManager
  * for the request (context.ts `readerOf`: the fork is made when something first reads
  * `ctx.em`), and answer the same bytes as when the request has its fork (an Authorization
  * header makes one: the token is checked on it, and the read then goes through that fork, the
@@ -12,6 +12,7 @@ import { TestServer } from './helpers/server';
 import { createContext, readerOf } from '../src/context';
 import { getStoreDetails } from '../src/modules/stores/store-details';
 import { catalog } from '../src/modules/catalog/catalog.service';
+import { activeAds } from '../src/modules/ads/ad.service';
 import { activeProductsOfCategory, categoriesOfMenu } from '../src/modules/catalog/catalog.loaders';
 import { createLogger } from '../src/common/logger';
 import { makeOwner } from './helpers/owners';
@@ -161,5 +162,59 @@ describe('one-statement reads without a fork', () => {
       })
       .catch((error: Error) => expect(error.message).toBe('roll back'));
     expect(await names(await context())).toEqual({ store: 'Inside', products: ['Before'] });
+  });
+
+  it('the ads: no fork, one statement, the same bytes and headers as through a fork; the live ones only, in order', async () => {
+    const store = await make.store();
+    await make.ad({ title: 'Second', sortOrder: 2, startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000) });
+    await make.ad({ title: 'First', sortOrder: 1, redirectType: 'store_screen', store: store as never });
+    await make.ad({ title: 'Off', isActive: false });
+    await make.ad({ title: 'Later', startsAt: new Date(Date.now() + 3_600_000) });
+    await make.ad({ title: 'Ended', endsAt: new Date(Date.now() - 1000) });
+    const path = '/api/v1/global/ads';
+    const plain = await countForks(() => countStatements(server.db.orm, () => raw(path)));
+    expect({ forks: plain.forks, statements: plain.result.count }).toEqual({ forks: 0, statements: 1 });
+    const forked = await countForks(() => raw(path, { authorization: 'Bearer not-a-token' }));
+    expect(forked.forks).toBe(1);
+    expect(forked.result).toEqual(plain.result.result);
+    const ads = JSON.parse(plain.result.result.text).data as { title: string; store_id: number | null }[];
+    expect(ads.map((a) => [a.title, a.store_id])).toEqual([
+      ['First', store.id],
+      ['Second', null],
+    ]);
+  });
+
+  it("the ads read on the request fork once there is one, in a transaction in it, and their window is that transaction's now()", async () => {
+    const kept = await make.ad({ title: 'Kept', sortOrder: 1 });
+    const ending = await make.ad({ title: 'Ending', sortOrder: 2 });
+    const starting = await make.ad({ title: 'Starting', sortOrder: 3 });
+    const services = server.app.services;
+    const context = () => createContext({ em: server.db.orm.em, services, logger: createLogger('silent'), ip: 'test' });
+    const titles = async (ctx: Parameters<typeof activeAds>[0]) => (await activeAds(ctx)).map((a) => a.title);
+    const { forks } = await countForks(async () => titles(await context()));
+    expect(forks).toBe(0);
+    const ctx = await context();
+    const fork = ctx.em as AppEntityManager;
+    const onFork = jest.spyOn(fork, 'executePrepared');
+    expect(await titles(ctx)).toEqual(['Kept', 'Ending', 'Starting']);
+    expect(onFork).toHaveBeenCalledTimes(1);
+    onFork.mockRestore();
+    await fork
+      .transactional(async (tx) => {
+        await tx.execute(`update ads set title = 'Renamed' where id = ?`, [kept.id]);
+        // Ends and starts after the transaction began, before the read: now() is the
+        // transaction's start, so the one still runs and the other has not started (a clock
+        // read at the request would say the opposite of both).
+        await tx.execute(`update ads set ends_at = clock_timestamp() where id = ?`, [ending.id]);
+        await tx.execute(`update ads set starts_at = clock_timestamp() where id = ?`, [starting.id]);
+        await tx.execute(`select pg_sleep(0.05)`);
+        // A context built by hand around the transaction reads on it.
+        expect(await titles({ ...ctx, em: tx, loaders: new Map() })).toEqual(['Renamed', 'Ending']);
+        // A fresh context without a fork joins it through the application's EntityManager.
+        expect(await titles(await context())).toEqual(['Renamed', 'Ending']);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => expect(error.message).toBe('roll back'));
+    expect(await titles(await context())).toEqual(['Kept', 'Ending', 'Starting']);
   });
 });

@@ -13,10 +13,9 @@
 import express from 'express';
 import { Pool } from 'pg';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { activeWindowSql } from '../../src/common/active-window';
 import { viewArray, viewColumns, viewObject } from '../../src/common/row-views';
 import { openDatabase } from '../../src/db/orm';
-import { Ad } from '../../src/modules/ads/ad.entity';
+import { activeAdsSql } from '../../src/modules/ads/ad-query';
 import { catalogTreeSql } from '../../src/modules/catalog/catalog.loaders';
 import { Product } from '../../src/modules/catalog/product.entity';
 import { activeOffersJson } from '../../src/modules/offers/offer.loaders';
@@ -40,7 +39,7 @@ function texts(em: EntityManager): Texts {
   const productObject = viewObject(em, Product, 'p');
   const storeColumns = viewColumns(em, Store, 's');
   return {
-    adsSql: `select ${viewColumns(em, Ad, 'a')} from ads a where a.is_active and ${activeWindowSql('a')} order by a.sort_order asc, a.id asc`,
+    adsSql: activeAdsSql(em),
     storeColumns,
     categoryJson: storeCategoryJson(em, 's'),
     hoursJson: openingHoursJson(em, 's'),

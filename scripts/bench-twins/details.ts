@@ -1,17 +1,18 @@
 /**
  * GET /api/v1/global/ads and GET /api/v1/store/stores/:store by hand: the one statement each
- * that the service sends (src/modules/ads/ad-query.ts; src/modules/stores/store-details.ts:
- * the store with its category, hours, active offers and "open now" as JSON columns, prepared;
- * a second statement only the first time a zone is met), from the same SQL builders.
+ * that the service sends, prepared as it sends them (src/modules/ads/ad-query.ts: the live ads,
+ * nothing bound; src/modules/stores/store-details.ts: the store with its category, hours, active
+ * offers and "open now" as JSON columns; a second statement only the first time a zone is met),
+ * from the same SQL builders.
  */
 import { Request } from 'express';
 import { roundCoordinate } from '../../src/common/coordinate-field';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
 import { storeKeyCondition } from '../../src/modules/stores/store.service';
-import { offer, openNowParams, openOfUnmet, preparedRows, Row, rows, storeCategory, storeSummary, Twin } from './twin';
+import { offer, openNowParams, openOfUnmet, preparedRows, Row, storeCategory, storeSummary, Twin } from './twin';
 
 export interface DetailsTexts {
-  /** ad-query.ts: viewColumns of Ad as `a` and the live ads' rule. */
+  /** ad-query.ts activeAdsSql: viewColumns of Ad as `a` and the live ads' rule. */
   adsSql: string;
   /** viewColumns of Store as `s`. */
   storeColumns: string;
@@ -22,7 +23,8 @@ export interface DetailsTexts {
 }
 
 export async function ads(twin: Twin, texts: DetailsTexts): Promise<Row[]> {
-  return (await rows(twin, texts.adsSql)).map((a) => ({
+  // Prepared, as the service sends it (ad-query.ts activeAdViews: executePrepared).
+  return (await preparedRows(twin, texts.adsSql, [])).map((a) => ({
     id: a.id,
     title: a.title,
     type: a.type,
