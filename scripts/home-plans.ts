@@ -33,7 +33,7 @@ async function main() {
       points: { type: 'string', default: '300' },
       worst: { type: 'string', default: '8' },
       repeat: { type: 'string', default: '3' },
-      // 'old': the walks' fixed allowance (HOME_WALK) where the list is tried; 'new': the listing's.
+      // 'old': as before 3455470, the walks skipped at most 0.5 · stores / HOME_WALK listed and their fixed allowance (HOME_WALK) where tried; 'new': the listing's; 'tried': the walks tried wherever listed.
       variants: { type: 'string', default: 'new' },
       verbose: { type: 'boolean', default: false },
     },
@@ -67,7 +67,11 @@ async function main() {
           HOME_BLOCK_SIZE,
           HOME_PRODUCT_STORES,
           undefined,
-          listing && v === 'old' ? { ...listing, walk: HOME_WALK } : listing,
+          listing && v === 'old'
+            ? { ...listing, walk: HOME_WALK, skipWalks: listing.ids.length <= (0.5 * index.size) / HOME_WALK }
+            : listing && v === 'tried'
+              ? { ...listing, skipWalks: false }
+              : listing,
         );
         const [r] = await em.execute<{ 'QUERY PLAN': [{ Plan: Node; 'Execution Time': number }] }[]>(
           `explain (analyze, buffers, format json) with ${ctes.sql} select block, id, distance_m, ord from blocks`,

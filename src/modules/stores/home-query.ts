@@ -34,12 +34,16 @@ export const HOME_WALK = 200;
 export const HOME_LISTED_PER_WALK = 1.5;
 
 /**
- * Below this many deliverers per HOME_WALK-th of the stores the walks are not even tried (they
- * would come back short; at a point where none delivers the nearest walk alone read the box,
- * 3 000–8 000 buffers at 1 000 000 stores). Between this and HOME_LISTED_PER_WALK they run
- * first (they often answer, for less than reading the listed rows by id).
+ * The walks are not tried where the listed deliverers are at most √(this · stores): there the
+ * listed rows, read by id, cost less than the walks, which read about stores / listed entries
+ * per store wanted (HOME_WALK_MARGIN) while the rows grow with the listed; at a point where
+ * none delivers the nearest walk alone read the box (3 000–8 000 buffers at 1 000 000 stores).
+ * Above it the walks run first and almost always answer. Measured crossover (walks tried
+ * against rows by id at the same points): 1 350–1 820 listed at 1 000 000 stores, ~500 at
+ * 100 000 (√(3 · stores): 1 714 and 542); docs/decisions.md "City scale: the home screen where
+ * few stores deliver".
  */
-export const HOME_WALKS_SKIPPED_PER_WALK = 0.5;
+export const HOME_WALKS_SKIPPED_FACTOR = 3;
 
 /**
  * Where the list says how rare the deliverers are (one in stores / listed), the walks read up
@@ -78,7 +82,7 @@ export function homeListing(index: ReachAnswers | null, point: GeoPoint | undefi
   return {
     version: index.version,
     ids,
-    skipWalks: ids.length <= (HOME_WALKS_SKIPPED_PER_WALK * index.size) / walk,
+    skipWalks: ids.length <= Math.sqrt(HOME_WALKS_SKIPPED_FACTOR * index.size),
     walk: Math.max(walk, Math.ceil((HOME_WALK_MARGIN * index.size) / Math.max(ids.length, 1))),
   };
 }
