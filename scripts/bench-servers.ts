@@ -8,6 +8,8 @@
  *              sends and answer the same JSON (the gateway's own overhead is the service's
  *              cost over theirs; the bench checks the bodies are the same bytes): ads, store
  *              details, nearby, the home screen, search, the catalog and store products
+ *   memory     nearby from the reach index and a map of store cards read at start-up, no
+ *              statement per request (scripts/bench-twins/nearby-memory.ts; an experiment)
  *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
  *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
@@ -65,6 +67,9 @@ async function main(kind: string): Promise<void> {
   } else if (kind === 'hand') {
     const { twinApp } = await import('./bench-twins/app');
     ready(http.createServer((await twinApp(process.env.DATABASE_URL!)).app));
+  } else if (kind === 'memory') {
+    const { memoryApp } = await import('./bench-twins/nearby-memory');
+    ready(http.createServer((await memoryApp(process.env.DATABASE_URL!)).app));
   } else if (kind === 'service') {
     if (process.env.BENCH_RECORD_SQL === '1') recordStatements();
     const { createApp } = await import('../src/app');

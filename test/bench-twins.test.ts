@@ -8,6 +8,7 @@
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { twinApp } from '../scripts/bench-twins/app';
+import { memoryApp } from '../scripts/bench-twins/nearby-memory';
 import { bind } from '../scripts/bench-twins/twin';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { startTestServer, TestServer } from './helpers/server';
@@ -16,6 +17,8 @@ let server: TestServer;
 let twin: http.Server;
 let closeTwin: () => Promise<void>;
 let twinUrl: string;
+let memory: http.Server;
+let memoryUrl: string;
 let stores: { id: number; slug: string }[];
 
 beforeAll(async () => {
@@ -28,10 +31,14 @@ beforeAll(async () => {
   twin = http.createServer(twins.app);
   await new Promise<void>((resolve) => twin.listen(0, '127.0.0.1', resolve));
   twinUrl = `http://127.0.0.1:${(twin.address() as AddressInfo).port}`;
+  memory = http.createServer((await memoryApp(server.db.orm.config.get('clientUrl'))).app);
+  await new Promise<void>((resolve) => memory.listen(0, '127.0.0.1', resolve));
+  memoryUrl = `http://127.0.0.1:${(memory.address() as AddressInfo).port}`;
 }, 180_000);
 
 afterAll(async () => {
   await new Promise((resolve) => twin?.close(resolve));
+  await new Promise((resolve) => memory?.close(resolve));
   await closeTwin?.();
   await server?.close();
 });
@@ -72,6 +79,13 @@ describe('the hand-written twins', () => {
   it('answer the same status and bytes as the service', async () => {
     for (const url of urls()) {
       const [mine, theirs] = await Promise.all([answer(twinUrl, url), answer(server.url, url)]);
+      expect({ url, ...mine }).toEqual({ url, ...theirs });
+    }
+  });
+
+  it('answer nearby from memory (no statement: scripts/bench-twins/nearby-memory.ts) with the same bytes as the service', async () => {
+    for (const url of urls().filter((u) => u.startsWith('/api/v1/stores/nearby'))) {
+      const [mine, theirs] = await Promise.all([answer(memoryUrl, url), answer(server.url, url)]);
       expect({ url, ...mine }).toEqual({ url, ...theirs });
     }
   });

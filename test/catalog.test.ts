@@ -188,6 +188,17 @@ describe('GET /api/v1/store/stores/{store}', () => {
     const inactive = await make.store({ isActive: false });
     expect((await server.http.get(`/api/v1/store/stores/${inactive.id}`)).status).toBe(404);
   });
+
+  it('repeats at most 64 characters of a key no store could have, never splitting an emoji', async () => {
+    const long = await server.http.get(`/api/v1/store/stores/${'x'.repeat(5000)}`);
+    expect(long.status).toBe(404);
+    expect(long.body).toEqual({ message: `No query results for model [Store] ${'x'.repeat(64)}…` });
+    const emoji = await server.http.get(`/api/v1/store/stores/${encodeURIComponent('🍕'.repeat(70))}`);
+    expect(emoji.status).toBe(404);
+    expect(emoji.body).toEqual({ message: `No query results for model [Store] ${'🍕'.repeat(64)}…` });
+    const exact = await server.http.get(`/api/v1/store/stores/${'y'.repeat(64)}`);
+    expect(exact.body).toEqual({ message: `No query results for model [Store] ${'y'.repeat(64)}` });
+  });
 });
 
 describe('GET /api/v1/store/products', () => {

@@ -264,9 +264,11 @@ describe('the reach index under store edits', () => {
 
   it('prunes old log rows in batches of whole transactions, and writes nothing when none is old enough', async () => {
     await reachIndex(em(), { wait: true });
-    // 12 000 rows an hour old, three per transaction (ids far below any snapshot of this cluster).
+    // 12 000 rows an hour old, thirty per transaction, at ids 3–402: past for any cluster (initdb
+    // alone uses more) and none of this test's own transactions, which log real rows. (Ids in the
+    // thousands were both on a new machine's cluster, and the prune took the real rows with them.)
     await em().execute(
-      `insert into store_reach_changes (xid, store_id, at) select 100 + g / 3, 1, now() - interval '1 hour' from generate_series(0, 11999) g`,
+      `insert into store_reach_changes (xid, store_id, at) select 3 + g / 30, 1, now() - interval '1 hour' from generate_series(0, 11999) g`,
     );
     const deletes: string[] = [];
     const knex = db.orm.em.getConnection().getKnex();
@@ -283,9 +285,9 @@ describe('the reach index under store edits', () => {
       expect(reachLoads.pruned - rows).toBe(12_000);
       expect(deletes.length).toBeGreaterThanOrEqual(3);
       const [left] = await em().execute<{ n: string; below: string }[]>(
-        `select (select count(*) from store_reach_changes where xid < 5000) as n, (select log_pruned_below from store_reach_version where id = 1) as below`,
+        `select (select count(*) from store_reach_changes where xid < 403) as n, (select log_pruned_below from store_reach_version where id = 1) as below`,
       );
-      expect({ n: Number(left.n), below: BigInt(left.below) >= 4100n }).toEqual({ n: 0, below: true });
+      expect({ n: Number(left.n), below: BigInt(left.below) >= 403n }).toEqual({ n: 0, below: true });
       // A minute later nothing is old enough: no write (the answer cache of nearby and home keeps its answers).
       deletes.length = 0;
       await em().execute(`update stores set rating = 4.3 where id = (select min(id) from stores where is_active)`);
@@ -319,6 +321,39 @@ describe('the reach index under store edits', () => {
     await em().execute(`update store_reach_version set log_pruned_below = greatest(log_pruned_below, ${xid + 1n}) where id = 1`);
     await caughtUp(`update stores set rating = 4.6 where id = (select min(id) from stores where is_active)`);
     expect(reachLoads.builds).toBe(builds);
+  }, 120_000);
+
+  it("forgets a log restored from another cluster (ids above this one's), so edits catch up again", async () => {
+    await em().execute(`update store_reach_version set log_pruned_below = 0 where id = 1`);
+    await reachIndex(em(), { wait: true });
+    // What a restore leaves: the old cluster's rows (an hour old, so also due for pruning) and its horizon, ids far above this cluster's.
+    const ahead = `pg_current_xact_id()::text::bigint + 1000000000`;
+    await em().execute(
+      `insert into store_reach_changes (xid, store_id, at) select ${ahead} + g, 1, now() - interval '1 hour' from generate_series(0, 9) g`,
+    );
+    await em().execute(`update store_reach_version set log_pruned_below = ${ahead} + 10 where id = 1`);
+    const { builds, otherClusters } = { ...reachLoads };
+    pruneClock += 61_000;
+    // The first edit finds the log pruned past its copy and rebuilds; the prune after it forgets the other cluster.
+    await pruned(() =>
+      later(pruneClock, () =>
+        em()
+          .execute(`update stores set rating = 4.7 where id = (select min(id) from stores where is_active)`)
+          .then(() => reachIndex(em())),
+      ),
+    );
+    const [left] = await em().execute<{ rows: string; horizon_here: boolean }[]>(
+      `select (select count(*) from store_reach_changes where xid >= ${ahead} - 1000000) as rows,
+              (select log_pruned_below <= pg_snapshot_xmax(pg_current_snapshot())::text::bigint from store_reach_version where id = 1) as horizon_here`,
+    );
+    expect({ rows: Number(left.rows), horizon_here: left.horizon_here }).toEqual({ rows: 0, horizon_here: true });
+    // At most one more rebuild (a copy older than the new horizon), then edits catch up.
+    await em().execute(`update stores set rating = 4.8 where id = (select min(id) from stores where is_active)`);
+    await reachIndex(em());
+    expect(reachLoads.builds - builds).toBeLessThanOrEqual(2);
+    expect(reachLoads.otherClusters).toBe(otherClusters + 1);
+    const index = await caughtUp(`update stores set rating = 4.9 where id = (select min(id) from stores where is_active)`);
+    await sameAsSql(index, []);
   }, 120_000);
 
   it('orders snapshots: a copy is replaced only by one read at a later snapshot', async () => {

@@ -29,13 +29,24 @@ type PageRow = Row & { distance_m: number | null; reachVersion: string; cardCate
 const int = (text: unknown) => (text === undefined ? undefined : Number(text));
 const flag = (text: unknown) => (text === undefined ? undefined : text === '1' || text === 'true');
 
-export async function nearby(twin: Twin, index: ReachAnswers, texts: NearbyTexts, req: Request): Promise<Row> {
+/** A nearby request as the service reads it: its filter, sort and page, and the reach index's query (shared with nearby-memory.ts). */
+export interface NearbyRequest {
+  sort: ReachSort;
+  page: number;
+  perPage: number;
+  limit: number;
+  offset: number;
+  now: Date;
+  filter: StoreFilter;
+  query: ReachQuery;
+  clocks: { json: string; weeks: Map<string, number> };
+}
+
+export function nearbyRequest(index: ReachAnswers, req: Request): NearbyRequest {
   const q = req.query as Record<string, string | undefined>;
   const sort = (q.sort ?? 'distance') as ReachSort;
   const page = int(q.page) ?? 1;
   const perPage = int(q.per_page) ?? 15;
-  const limit = perPage;
-  const offset = (page - 1) * perPage;
   const now = new Date();
   const filter: StoreFilter = {
     point: { lat: Number(q.lat), lng: Number(q.lng) },
@@ -58,6 +69,12 @@ export async function nearby(twin: Twin, index: ReachAnswers, texts: NearbyTexts
     openAt: filter.openAt && clocks.weeks,
   };
   if (filter.hasOffer) query.offerAt = Date.now();
+  return { sort, page, perPage, limit: perPage, offset: (page - 1) * perPage, now, filter, query, clocks };
+}
+
+export async function nearby(twin: Twin, index: ReachAnswers, texts: NearbyTexts, req: Request): Promise<Row> {
+  const { sort, page, perPage, limit, offset, now, filter, query, clocks } = nearbyRequest(index, req);
+  const { point } = filter;
   const localTimes = filter.openAt && clocks.json;
   const columns = (distance: string) =>
     `${texts.storeColumns}, ${distance} as distance_m, ${texts.versionSql} as "reachVersion", ${texts.snapshotSql} as "reachSnapshot", ${texts.categoryJson} as "cardCategory"`;

@@ -55,8 +55,22 @@ export const forbidden = (message = 'This action is unauthorized.') => new AppEr
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const rateLimited = (message: string, retryAfter?: number) => new AppError('RATE_LIMITED', message, { retryAfter });
 
-/** 404 naming the model and the id, as spec §7 asks: "No query results for model [Store] 12". */
-export const notFound = (model: string, id: string | number) => new AppError('NOT_FOUND', `No query results for model [${model}] ${id}`);
+/** The longest key a 404 repeats: a slug or token is far shorter; a longer key is the caller's own input echoed back. */
+const SHOWN_KEY_CHARACTERS = 64;
+
+/**
+ * 404 naming the model and the id, as spec §7 asks: "No query results for model [Store] 12". A key
+ * longer than any real one (a 5 000-character slug) is cut to its first SHOWN_KEY_CHARACTERS
+ * characters and an ellipsis, by code point so an emoji is never split.
+ */
+export const notFound = (model: string, id: string | number) =>
+  new AppError('NOT_FOUND', `No query results for model [${model}] ${shownKey(String(id))}`);
+
+function shownKey(key: string): string {
+  if (key.length <= SHOWN_KEY_CHARACTERS) return key;
+  const characters = Array.from(key);
+  return characters.length <= SHOWN_KEY_CHARACTERS ? key : `${characters.slice(0, SHOWN_KEY_CHARACTERS).join('')}…`;
+}
 
 export const validationFailed = (fields: FieldErrors, message = 'The given data was invalid.') =>
   new AppError('VALIDATION', message, { fields });

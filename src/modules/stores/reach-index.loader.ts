@@ -63,9 +63,10 @@ const holders = new WeakMap<object, Holder>();
 
 /**
  * How many times each pool's copy was rebuilt, caught up, and failed to catch up with an
- * error (tests assert which path ran); how many prunes of the log ended, and the rows they deleted.
+ * error (tests assert which path ran); how many prunes of the log ended, and the rows they deleted;
+ * how many times the log of another cluster was found (forgetAnotherCluster).
  */
-export const reachLoads = { builds: 0, catchUps: 0, failedCatchUps: 0, prunes: 0, pruned: 0 };
+export const reachLoads = { builds: 0, catchUps: 0, failedCatchUps: 0, prunes: 0, pruned: 0, otherClusters: 0 };
 
 /**
  * The database's current version of the reach data ('0' before any change was recorded), as
@@ -282,6 +283,7 @@ function prune(em: EntityManager, holder: Holder): void {
 }
 
 async function pruneBatches(em: EntityManager): Promise<void> {
+  await forgetAnotherCluster(em);
   const old = `at < now() - interval '${LOG_KEEP}'`;
   for (;;) {
     const [{ due }] = await em.execute<{ due: boolean }[]>(`select exists (select 1 from store_reach_changes where ${old}) as due`);
@@ -299,6 +301,35 @@ async function pruneBatches(em: EntityManager): Promise<void> {
     reachLoads.pruned += Number(deleted);
     if (Number(deleted) < PRUNE_BATCH_ROWS) return;
   }
+}
+
+/** One past the latest transaction id this statement's snapshot saw (no id is assigned to the statement for it). */
+const SNAPSHOT_XMAX_SQL = `pg_snapshot_xmax(pg_current_snapshot())::text::bigint`;
+
+/**
+ * After a restore into another cluster, the log and its horizon hold the old cluster's
+ * transaction ids, above any of this one's: every catch-up would then find the log pruned past
+ * its copy and rebuild, until this cluster's ids passed them (and the first prune would raise
+ * the horizon to them). A row this statement sees is one committed before its snapshot, so its
+ * id is below the snapshot's xmax: a visible row at or above it, or a horizon above it, comes
+ * from elsewhere and describes writes the restored data already holds. They are forgotten and
+ * the horizon set to that xmax (a copy older than it rebuilds once: the restore itself wrote
+ * without triggers). Checked by a read first: a write here would move the answer cache's
+ * generations of nearby and the home screen.
+ */
+async function forgetAnotherCluster(em: EntityManager): Promise<void> {
+  const [{ found }] = await em.execute<{ found: boolean }[]>(
+    `select exists (select 1 from store_reach_changes where xid >= ${SNAPSHOT_XMAX_SQL})
+            or coalesce((select log_pruned_below from store_reach_version where id = 1), 0) > ${SNAPSHOT_XMAX_SQL} as found`,
+  );
+  if (!found) return;
+  await em.execute(
+    `with here as (select ${SNAPSHOT_XMAX_SQL} as xmax),
+          gone as (delete from store_reach_changes where xid >= (select xmax from here))
+     update store_reach_version set log_pruned_below = (select xmax from here)
+     where id = 1 and log_pruned_below > (select xmax from here)`,
+  );
+  reachLoads.otherClusters++;
 }
 
 /** Whether the city is small enough to wait for its first index (a bounded count). */
