@@ -1,12 +1,12 @@
 /**
  * GET /api/v1/store/stores/:id/catalog and GET /api/v1/store/products by hand: the one
- * statement each that the service sends (src/modules/catalog/catalog.service.ts), from the same
- * SQL builders, and the nested answer shaped from its JSON columns.
+ * statement each that the service sends (src/modules/catalog/catalog.service.ts), prepared, from
+ * the same SQL builders, and the nested answer shaped from its JSON columns.
  */
 import { Request } from 'express';
 import { storeKeyCondition } from '../../src/modules/stores/store.service';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
-import { amount, choice, groupBy, offer, openNowParams, openOfUnmet, preparedRows, product, Row, rows, Twin } from './twin';
+import { amount, choice, groupBy, offer, openNowParams, openOfUnmet, preparedRows, product, Row, Twin } from './twin';
 
 export interface CatalogTexts {
   /** viewColumns of Store as `s`. */
@@ -34,7 +34,8 @@ type CatalogRow = Row & {
 export async function catalog(twin: Twin, texts: CatalogTexts, req: Request): Promise<Row | null> {
   const { sql, param } = storeKeyCondition(Number(req.params.id), 's');
   const now = new Date();
-  const [row] = await rows<CatalogRow>(
+  // Prepared, as the service sends it (catalog.service.ts catalog: executePrepared).
+  const [row] = await preparedRows<CatalogRow>(
     twin,
     `with st as (select ${texts.storeColumns}, ${openNowSql('s')} as pre_open from stores s where ${sql} and s.is_active),
           ${texts.tree.with}

@@ -31,16 +31,28 @@ interface CatalogRow extends CatalogTreeColumns {
   pre_offers: object[] | null;
 }
 
-export async function catalog(ctx: Context, storeId: number): Promise<StoreCatalog> {
-  const { em } = ctx;
-  const { sql, param, key } = storeKeyCondition(storeId, 's');
-  const tree = catalogTreeSql(em);
-  const [row] = await em.execute<CatalogRow[]>(
-    `with st as (select ${viewColumns(em, Store, 's')}, ${openNowSql('s')} as pre_open from stores s where ${sql} and s.is_active),
+/** The catalog's text for a key condition (`s.id = ?` or `s.slug = ?`): code only, built once (textsBuiltOnce). */
+const catalogTexts = textsBuiltOnce();
+
+function catalogSql(em: EntityManager, condition: string): string {
+  return catalogTexts(condition, () => {
+    const tree = catalogTreeSql(em);
+    return `with st as (select ${viewColumns(em, Store, 's')}, ${openNowSql('s')} as pre_open from stores s where ${condition} and s.is_active),
           ${tree.with}
-     select st.*, ${offersForStoreJson(em, 'st')} as pre_offers, ${tree.columns} from st`,
-    [...(await openNowParams(ctx)), param],
-  );
+     select st.*, ${offersForStoreJson(em, 'st')} as pre_offers, ${tree.columns} from st`;
+  });
+}
+
+/**
+ * An active store's catalog (404 otherwise), its nested levels primed. One prepared statement
+ * (`executePrepared`: the key and the zones' clocks bound, parsed once per pooled connection),
+ * no fork of its own: rows as views, nothing loaded or flushed (context.ts `readerOf`; as
+ * store-details.ts).
+ */
+export async function catalog(ctx: Context, storeId: number): Promise<StoreCatalog> {
+  const em = readerOf(ctx);
+  const { sql, param, key } = storeKeyCondition(storeId, 's');
+  const [row] = await executePrepared<CatalogRow>(em, catalogSql(em, sql), [...(await openNowParams(ctx)), param]);
   if (!row) throw notFound('Store', key);
   const {
     pre_open: open,
