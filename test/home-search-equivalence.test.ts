@@ -204,7 +204,8 @@ describe("home store blocks where few stores deliver, from the reach index's lis
       }
     }
     expect(point).toBeDefined();
-    const listing = homeListing(copy, point, 1)!;
+    // The walks' fixed allowance, with which they come back short here (the listing's own is longer).
+    const listing = { ...homeListing(copy, point, 1)!, walk: HOME_WALK };
     const byId = new RegExp(`Index Scan using stores_pkey on stores s[^\\n]*rows=${listing.ids.length} loops=1`);
     const read = (plan: string, index: string) =>
       plan.split('\n').filter((line) => line.includes(`using ${index}`) && /rows=[1-9]/.test(line)).length;
@@ -229,6 +230,37 @@ describe("home store blocks where few stores deliver, from the reach index's lis
     expect(stale).toMatch(/Index Scan using stores_pkey[^\n]*never executed/);
     expect(read(stale, 'stores_earth_index')).toBe(2);
   });
+
+  it("walks as far as the list's rarity asks where the fixed allowance comes back short, and answers the same", async () => {
+    const copy = await index();
+    const [size, sources, walk] = [3, 5, 15];
+    let answered = 0;
+    for (const { name, point } of points()) {
+      const listed = point && homeListing(copy, point, walk);
+      if (!listed || (await walkedStoreBlocks(em(), point, size, sources, walk))) continue;
+      // The walks tried, whatever the list's count decided (HOME_WALKS_SKIPPED_FACTOR).
+      const listing = { ...listed, skipWalks: false };
+      // The fixed allowance came back short; the listing's is longer, the blocks unchanged.
+      expect(listing.walk).toBeGreaterThan(walk);
+      const expected = await referenceBlocks(point, size, sources);
+      const label = `${name} / ${listing.ids.length} listed / walk ${listing.walk}`;
+      expect({ label, ...(await listedBlocks(point, size, sources, walk, listing)) }).toEqual({ label, ...expected });
+      if (!(await walkedStoreBlocks(em(), point, size, sources, listing.walk))) continue;
+      // Where the longer walks fill their blocks, the statement answers by them: no row read by id.
+      const ctes = homeBlocksCtes(point, size, sources, walk, listing);
+      const plan = (
+        await em().execute<{ 'QUERY PLAN': string }[]>(
+          `explain (analyze, costs off, timing off) with ${ctes.sql} select block, id, distance_m, ord from blocks`,
+          ctes.params,
+        )
+      )
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      expect({ label, plan }).toEqual({ label, plan: expect.stringMatching(/Index Scan using stores_pkey[^\n]*never executed/) });
+      answered++;
+    }
+    expect(answered).toBeGreaterThan(0);
+  }, 120_000);
 
   it('answers the full ranking when a write moved the version after the index was read', async () => {
     const copy = await index();

@@ -34,18 +34,39 @@ export const HOME_WALK = 200;
 export const HOME_LISTED_PER_WALK = 1.5;
 
 /**
- * Below this many deliverers per HOME_WALK-th of the stores the walks are not even tried (they
- * would come back short; at a point where none delivers the nearest walk alone read the box,
- * 3 000–8 000 buffers at 1 000 000 stores). Between this and HOME_LISTED_PER_WALK they run
- * first (they often answer, for less than reading the listed rows by id).
+ * The walks are not tried where the listed deliverers are at most √(this · stores): there the
+ * listed rows, read by id, cost less than the walks, which read about stores / listed entries
+ * per store wanted (HOME_WALK_MARGIN) while the rows grow with the listed; at a point where
+ * none delivers the nearest walk alone read the box (3 000–8 000 buffers at 1 000 000 stores).
+ * Above it the walks run first and almost always answer. Measured crossover (walks tried
+ * against rows by id at the same points): 1 350–1 820 listed at 1 000 000 stores, ~500 at
+ * 100 000 (√(3 · stores): 1 714 and 542); docs/decisions.md "City scale: the home screen where
+ * few stores deliver".
  */
-export const HOME_WALKS_SKIPPED_PER_WALK = 0.5;
+export const HOME_WALKS_SKIPPED_FACTOR = 3;
 
-/** Where few stores deliver: the reach index's version, the ids it names as delivering there, and whether the walks are skipped. */
+/**
+ * Where the list says how rare the deliverers are (one in stores / listed), the walks read up
+ * to this many times the entries they need on average per store wanted, instead of HOME_WALK:
+ * a fixed allowance comes back short wherever about one store in HOME_WALK delivers (half the
+ * time at stores / HOME_WALK deliverers), and the listed rows, read by id instead, grow with the
+ * city (~7 000 at 1 000 000 stores, 60–100 ms). A walk stops at its block's last store, so
+ * the longer allowance costs only where the walk would come back short anyway; a walk reads
+ * about stores / listed entries per store wanted whatever the city's size. Measured:
+ * docs/decisions.md "City scale: the home screen where few stores deliver".
+ */
+export const HOME_WALK_MARGIN = 4;
+
+/**
+ * Where few stores deliver: the reach index's version, the ids it names as delivering there,
+ * whether the walks are skipped, and the entries per store they read when tried (`walk`,
+ * at least HOME_WALK).
+ */
 export interface HomeListing {
   version: string;
   ids: number[];
   skipWalks: boolean;
+  walk: number;
 }
 
 /**
@@ -57,7 +78,13 @@ export interface HomeListing {
 export function homeListing(index: ReachAnswers | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
   if (!index || !point) return null;
   const ids = index.matchingIds({ lat: point.lat, lng: point.lng }, (HOME_LISTED_PER_WALK * index.size) / walk);
-  return ids && { version: index.version, ids, skipWalks: ids.length <= (HOME_WALKS_SKIPPED_PER_WALK * index.size) / walk };
+  if (!ids) return null;
+  return {
+    version: index.version,
+    ids,
+    skipWalks: ids.length <= Math.sqrt(HOME_WALKS_SKIPPED_FACTOR * index.size),
+    walk: Math.max(walk, Math.ceil((HOME_WALK_MARGIN * index.size) / Math.max(ids.length, 1))),
+  };
 }
 
 /** Each block's order, ties broken as written (distance only with a point). */
@@ -110,8 +137,9 @@ export async function homeStoreBlocks(
  * counts few: when the database's reach version is the listing's (`listed`, read in this
  * statement's snapshot, so the list is exactly the deliverers there), the full ranking ranks
  * the listed stores, read by id, instead of the box of the largest radius, and with
- * `skipWalks` the walks read nothing (so the ranking runs); at another version (a write since
- * the copy was built) it runs as without a listing.
+ * `skipWalks` the walks read nothing (so the ranking runs), without it they read the listing's
+ * `walk` entries per store (HOME_WALK_MARGIN); at another version (a write since the copy was
+ * built) the ranking runs as without a listing.
  * The text is the same either way (one prepared statement): only the parameters differ.
  */
 export function homeBlocksCtes(
@@ -122,7 +150,8 @@ export function homeBlocksCtes(
   listing: HomeListing | null = null,
 ): SqlPart {
   const listed = listedCte(point, listing);
-  const walked = walkedCtes(point, size, sources, walk);
+  // The list's allowance when it is tried (a stale list's costs time, not answers: a walk's full block is exact at any length).
+  const walked = walkedCtes(point, size, sources, listing && !listing.skipWalks ? Math.max(walk, listing.walk) : walk);
   const want = wanted(size, sources);
   const ok = STORE_BLOCKS.map((b) => `count(*) filter (where block = '${b}') = ?`).join(' and ');
   const ranked = rankedCtes(point, size, sources, 'not (select ok from walk_ok) and ', listing);
