@@ -10,7 +10,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
 import { Clock } from './common/clock';
-import { AppError } from './common/errors';
+import { AppError, routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
@@ -170,7 +170,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   app.use(rest);
 
   app.use((req: Request, res: Response) => {
-    res.status(404).json({ message: `The route ${req.method} ${req.path} could not be found.` });
+    sendAppError(res, routeNotFound(req.method, req.path));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const type = (error as { type?: string }).type;

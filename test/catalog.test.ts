@@ -189,15 +189,24 @@ describe('GET /api/v1/store/stores/{store}', () => {
     expect((await server.http.get(`/api/v1/store/stores/${inactive.id}`)).status).toBe(404);
   });
 
-  it('repeats at most 64 characters of a key no store could have, never splitting an emoji', async () => {
+  it('repeats at most 64 characters of a key no store could have, never splitting an emoji, and of an unknown path', async () => {
     const long = await server.http.get(`/api/v1/store/stores/${'x'.repeat(5000)}`);
     expect(long.status).toBe(404);
     expect(long.body).toEqual({ message: `No query results for model [Store] ${'x'.repeat(64)}…` });
     const emoji = await server.http.get(`/api/v1/store/stores/${encodeURIComponent('🍕'.repeat(70))}`);
     expect(emoji.status).toBe(404);
     expect(emoji.body).toEqual({ message: `No query results for model [Store] ${'🍕'.repeat(64)}…` });
+    // A family is five code points and a flag two: characters as a reader sees them.
+    const family = await server.http.get(`/api/v1/store/stores/${encodeURIComponent('👨‍👩‍👧🇲🇦'.repeat(40))}`);
+    expect(family.body).toEqual({ message: `No query results for model [Store] ${'👨‍👩‍👧🇲🇦'.repeat(32)}…` });
     const exact = await server.http.get(`/api/v1/store/stores/${'y'.repeat(64)}`);
     expect(exact.body).toEqual({ message: `No query results for model [Store] ${'y'.repeat(64)}` });
+    const path = `/api/v1/store/menus/${'z'.repeat(5000)}`;
+    const route = await server.http.get(path);
+    expect(route.status).toBe(404);
+    expect(route.body).toEqual({ message: `The route GET ${path.slice(0, 64)}… could not be found.` });
+    const unknown = await server.http.get(`/api/v1/${'w'.repeat(5000)}`);
+    expect(unknown.body).toEqual({ message: `The route GET /api/v1/${'w'.repeat(56)}… could not be found.` });
   });
 });
 

@@ -55,22 +55,31 @@ export const forbidden = (message = 'This action is unauthorized.') => new AppEr
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const rateLimited = (message: string, retryAfter?: number) => new AppError('RATE_LIMITED', message, { retryAfter });
 
-/** The longest key a 404 repeats: a slug or token is far shorter; a longer key is the caller's own input echoed back. */
-const SHOWN_KEY_CHARACTERS = 64;
+/** The longest key or path a 404 repeats: a slug or token is far shorter; a longer one is the caller's own input echoed back. */
+const SHOWN_CHARACTERS = 64;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**
- * 404 naming the model and the id, as spec §7 asks: "No query results for model [Store] 12". A key
- * longer than any real one (a 5 000-character slug) is cut to its first SHOWN_KEY_CHARACTERS
- * characters and an ellipsis, by code point so an emoji is never split.
+ * What a 404 repeats of a key or path the caller sent: the first SHOWN_CHARACTERS characters as
+ * a reader sees them (graphemes: a family or a flag emoji is never split) and an ellipsis.
  */
-export const notFound = (model: string, id: string | number) =>
-  new AppError('NOT_FOUND', `No query results for model [${model}] ${shownKey(String(id))}`);
-
-function shownKey(key: string): string {
-  if (key.length <= SHOWN_KEY_CHARACTERS) return key;
-  const characters = Array.from(key);
-  return characters.length <= SHOWN_KEY_CHARACTERS ? key : `${characters.slice(0, SHOWN_KEY_CHARACTERS).join('')}…`;
+export function shownInput(input: string): string {
+  if (input.length <= SHOWN_CHARACTERS) return input;
+  const shown: string[] = [];
+  for (const { segment } of graphemes.segment(input)) {
+    if (shown.length === SHOWN_CHARACTERS) return `${shown.join('')}…`;
+    shown.push(segment);
+  }
+  return input;
 }
+
+/** 404 naming the model and the id, as spec §7 asks: "No query results for model [Store] 12" (a key past any real one cut: shownInput). */
+export const notFound = (model: string, id: string | number) =>
+  new AppError('NOT_FOUND', `No query results for model [${model}] ${shownInput(String(id))}`);
+
+/** 404 for a path no route answers (or whose parameter names nothing), the path cut like a key (shownInput). */
+export const routeNotFound = (method: string, path: string) =>
+  new AppError('NOT_FOUND', `The route ${method} ${shownInput(path)} could not be found.`);
 
 export const validationFailed = (fields: FieldErrors, message = 'The given data was invalid.') =>
   new AppError('VALIDATION', message, { fields });

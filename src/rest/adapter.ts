@@ -5,7 +5,7 @@
  */
 import { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, parse, specifiedRules, validate } from 'graphql';
-import { AppError, FieldErrors, validationFailed } from '../common/errors';
+import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseOptions } from '../graphql/limits';
@@ -170,7 +170,7 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
       variables[name] = reader.read(req.params[name], type, name);
       // A path that does not parse (e.g. /menus/abc) names no resource: 404, not 422.
       if (Object.keys(reader.errors).length > before) {
-        throw new AppError('NOT_FOUND', `The route ${req.method} ${req.path} could not be found.`);
+        throw routeNotFound(req.method, req.path);
       }
       continue;
     }

@@ -6,7 +6,9 @@
  * ours is 500 and the provider re-sends later.
  */
 import express, { Request, Response, Router } from 'express';
+import { routeNotFound } from '../../common/errors';
 import { ProviderError } from '../../common/payment-provider';
+import { sendAppError } from '../../rest/respond';
 import type { Logger } from '../../common/logger';
 import type { Orm } from '../../db/orm';
 import type { Services } from '../../context';
@@ -20,7 +22,7 @@ export function paymentWebhookRouter(orm: Orm, services: Services, logger: Logge
   router.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: bodyLimit }), async (req: Request, res: Response) => {
     const provider = services.payments.get(String(req.params.provider));
     if (!provider?.parseEvent) {
-      res.status(404).json({ message: `The route ${req.method} ${req.path} could not be found.` });
+      sendAppError(res, routeNotFound(req.method, req.path));
       return;
     }
     let event;
