@@ -325,12 +325,14 @@ describe('the reach index under store edits', () => {
 
   it("forgets a log restored from another cluster (ids above this one's), so edits catch up again", async () => {
     await em().execute(`update store_reach_version set log_pruned_below = 0 where id = 1`);
-    await reachIndex(em(), { wait: true });
-    // What a restore leaves: the old cluster's rows (an hour old, so also due for pruning) and its horizon, ids far above this cluster's.
-    const ahead = `pg_current_xact_id()::text::bigint + 1000000000`;
-    await em().execute(
-      `insert into store_reach_changes (xid, store_id, at) select ${ahead} + g, 1, now() - interval '1 hour' from generate_series(0, 9) g`,
+    // No prune in flight when the restore's rows arrive (a build's would count as the one awaited below).
+    pruneClock += 61_000;
+    await pruned(() =>
+      later(pruneClock, () => caughtUp(`update stores set rating = 4.65 where id = (select min(id) from stores where is_active)`)),
     );
+    // What a restore leaves: the old cluster's rows (recent: no age prune takes them) and its horizon, ids far above this cluster's.
+    const ahead = `pg_current_xact_id()::text::bigint + 1000000000`;
+    await em().execute(`insert into store_reach_changes (xid, store_id) select ${ahead} + g, 1 from generate_series(0, 9) g`);
     await em().execute(`update store_reach_version set log_pruned_below = ${ahead} + 10 where id = 1`);
     const { builds, otherClusters } = { ...reachLoads };
     pruneClock += 61_000;

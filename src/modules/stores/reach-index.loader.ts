@@ -310,27 +310,35 @@ const SNAPSHOT_XMAX_SQL = `pg_snapshot_xmax(pg_current_snapshot())::text::bigint
  * After a restore into another cluster, the log and its horizon hold the old cluster's
  * transaction ids, above any of this one's: every catch-up would then find the log pruned past
  * its copy and rebuild, until this cluster's ids passed them (and the first prune would raise
- * the horizon to them). A row this statement sees is one committed before its snapshot, so its
- * id is below the snapshot's xmax: a visible row at or above it, or a horizon above it, comes
- * from elsewhere and describes writes the restored data already holds. They are forgotten and
- * the horizon set to that xmax (a copy older than it rebuilds once: the restore itself wrote
- * without triggers). Checked by a read first: a write here would move the answer cache's
- * generations of nearby and the home screen.
+ * the horizon to them). A row a statement sees is one committed before its snapshot (or its own
+ * transaction's: this runs on a fork of its own, never inside a writing transaction), so its id
+ * is below the snapshot's xmax: a visible row at or above it, or a horizon above it, comes from
+ * elsewhere and describes writes the restored data already holds. They are forgotten and the
+ * horizon set to that xmax (a copy read before it rebuilds once: the restore itself wrote
+ * without triggers). The check is a read, and nothing is written without a finding: a write
+ * here would move the answer cache's generations of nearby and the home screen. The write
+ * locks the version row first, so another instance's prune commits its horizon before the
+ * write's snapshot (seen, and below that xmax) or after it (greatest of the two), never between.
+ * Instances running across the restore keep their copy of the old cluster: restart them.
  */
 async function forgetAnotherCluster(em: EntityManager): Promise<void> {
-  const [{ found }] = await em.execute<{ found: boolean }[]>(
-    `select exists (select 1 from store_reach_changes where xid >= ${SNAPSHOT_XMAX_SQL})
-            or coalesce((select log_pruned_below from store_reach_version where id = 1), 0) > ${SNAPSHOT_XMAX_SQL} as found`,
-  );
+  const [{ found }] = await em.execute<{ found: boolean }[]>(`select ${FROM_ANOTHER_CLUSTER_SQL} as found`);
   if (!found) return;
-  await em.execute(
-    `with here as (select ${SNAPSHOT_XMAX_SQL} as xmax),
-          gone as (delete from store_reach_changes where xid >= (select xmax from here))
-     update store_reach_version set log_pruned_below = (select xmax from here)
-     where id = 1 and log_pruned_below > (select xmax from here)`,
-  );
+  await em.transactional(async (tx) => {
+    await tx.execute(`select 1 from store_reach_version where id = 1 for update`);
+    await tx.execute(
+      `with here as (select ${SNAPSHOT_XMAX_SQL} as xmax),
+            gone as (delete from store_reach_changes where xid >= (select xmax from here))
+       update store_reach_version set log_pruned_below = (select xmax from here)
+       where id = 1 and log_pruned_below > (select xmax from here)`,
+    );
+  });
   reachLoads.otherClusters++;
 }
+
+/** A visible log row or a horizon at or above the statement's xmax: another cluster's (forgetAnotherCluster). */
+const FROM_ANOTHER_CLUSTER_SQL = `exists (select 1 from store_reach_changes where xid >= ${SNAPSHOT_XMAX_SQL})
+  or coalesce((select log_pruned_below from store_reach_version where id = 1), 0) > ${SNAPSHOT_XMAX_SQL}`;
 
 /** Whether the city is small enough to wait for its first index (a bounded count). */
 async function fewStores(em: EntityManager): Promise<boolean> {
