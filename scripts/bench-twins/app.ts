@@ -16,10 +16,10 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { viewArray, viewColumns, viewObject } from '../../src/common/row-views';
 import { openDatabase } from '../../src/db/orm';
 import { activeAdsSql } from '../../src/modules/ads/ad-query';
-import { catalogTreeSql } from '../../src/modules/catalog/catalog.loaders';
+import { catalogSql } from '../../src/modules/catalog/catalog.service';
 import { Product } from '../../src/modules/catalog/product.entity';
 import { activeOffersJson } from '../../src/modules/offers/offer.loaders';
-import { activeGlobalOffersJson, offersForStoreJson } from '../../src/modules/offers/offer.service';
+import { activeGlobalOffersJson } from '../../src/modules/offers/offer.service';
 import { ReachAnswers } from '../../src/modules/stores/reach-index';
 import { REACH_SNAPSHOT_SQL, REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach-index.loader';
 import { Store } from '../../src/modules/stores/store.entity';
@@ -55,7 +55,7 @@ function texts(em: EntityManager): Texts {
     mainCategoriesJson: mainCategoriesJson(em),
     storeCategoriesJson: storeCategoriesJson(em),
     globalOffersJson: activeGlobalOffersJson(em),
-    catalog: { storeColumns, tree: catalogTreeSql(em), offersJson: offersForStoreJson(em, 'st'), productObject },
+    catalog: { sql: (condition) => catalogSql(em, condition), productObject },
   };
 }
 

@@ -5,16 +5,11 @@
  */
 import { Request } from 'express';
 import { storeKeyCondition } from '../../src/modules/stores/store.service';
-import { openNowSql } from '../../src/modules/stores/store.loaders';
 import { amount, choice, groupBy, offer, openNowParams, openOfUnmet, preparedRows, product, Row, Twin } from './twin';
 
 export interface CatalogTexts {
-  /** viewColumns of Store as `s`. */
-  storeColumns: string;
-  /** catalog.loaders.ts catalogTreeSql. */
-  tree: { with: string; columns: string };
-  /** offer.service.ts offersForStoreJson of `st`. */
-  offersJson: string;
+  /** catalog.service.ts catalogSql for a key condition: the service's own text, built once. */
+  sql: (condition: string) => string;
   /** viewObject of Product as `p`. */
   productObject: string;
 }
@@ -35,13 +30,7 @@ export async function catalog(twin: Twin, texts: CatalogTexts, req: Request): Pr
   const { sql, param } = storeKeyCondition(Number(req.params.id), 's');
   const now = new Date();
   // Prepared, as the service sends it (catalog.service.ts catalog: executePrepared).
-  const [row] = await preparedRows<CatalogRow>(
-    twin,
-    `with st as (select ${texts.storeColumns}, ${openNowSql('s')} as pre_open from stores s where ${sql} and s.is_active),
-          ${texts.tree.with}
-     select st.*, ${texts.offersJson} as pre_offers, ${texts.tree.columns} from st`,
-    [...openNowParams(twin, now), param],
-  );
+  const [row] = await preparedRows<CatalogRow>(twin, texts.sql(sql), [...openNowParams(twin, now), param]);
   if (!row) return null;
   const s = row;
   const open =

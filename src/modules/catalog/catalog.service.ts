@@ -34,7 +34,8 @@ interface CatalogRow extends CatalogTreeColumns {
 /** The catalog's text for a key condition (`s.id = ?` or `s.slug = ?`): code only, built once (textsBuiltOnce). */
 const catalogTexts = textsBuiltOnce();
 
-function catalogSql(em: EntityManager, condition: string): string {
+/** Exported for the bench's hand-written twin, which sends the same text. */
+export function catalogSql(em: EntityManager, condition: string): string {
   return catalogTexts(condition, () => {
     const tree = catalogTreeSql(em);
     return `with st as (select ${viewColumns(em, Store, 's')}, ${openNowSql('s')} as pre_open from stores s where ${condition} and s.is_active),
