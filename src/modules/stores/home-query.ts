@@ -18,7 +18,8 @@ type BlockRow = { block: StoreBlock; id: number; distance_m: number | null; ord:
 /**
  * How many index entries a block's walk reads at most, per store of the block, before the
  * blocks are ranked from every deliverer instead: the walks answer wherever one active store
- * in this many delivers (measured: docs/decisions.md).
+ * in this many delivers (measured: docs/decisions.md). Where the reach index lists the
+ * deliverers, the walks read more (HOME_WALK_MARGIN): the list says how rare they are.
  */
 export const HOME_WALK = 200;
 
@@ -26,10 +27,11 @@ export const HOME_WALK = 200;
  * The deliverers the reach index lists, when it counts at most this many per HOME_WALK-th of
  * its stores: where the walks come back short, home ranks their rows, read by id, instead of
  * every store in the box of the largest radius (28 000 at a sparse point of 100 000 stores).
- * The walks come back short where fewer than about stores / HOME_WALK deliver (each reads
- * HOME_WALK entries per store it wants, in an order that does not depend on position; measured
- * short up to 1.3 times that). Measured: docs/decisions.md "City scale: the home screen where
- * few stores deliver".
+ * With HOME_WALK entries per store wanted (in an order that does not depend on position) the
+ * walks came back short where fewer than about stores / HOME_WALK deliver (measured short up to
+ * 1.3 times that); listed points now walk as far as their rarity asks (HOME_WALK_MARGIN), and
+ * the list still bounds where the box is replaced. Measured: docs/decisions.md "City scale: the
+ * home screen where few stores deliver".
  */
 export const HOME_LISTED_PER_WALK = 1.5;
 
