@@ -9,7 +9,8 @@ import { Factory } from './helpers/factories';
 import { countStatements } from './helpers/statements';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
-import { createContext, readerOf } from '../src/context';
+import { Context, createContext, readerOf } from '../src/context';
+import { EntityManager } from '@mikro-orm/postgresql';
 import { getStoreDetails } from '../src/modules/stores/store-details';
 import { catalog } from '../src/modules/catalog/catalog.service';
 import { activeAds } from '../src/modules/ads/ad.service';
@@ -45,6 +46,40 @@ async function raw(path: string, headers: Record<string, string> = {}) {
   const text = await res.text();
   const kept = [...res.headers].filter(([name]) => !['x-request-id', 'date', 'cache-control'].includes(name));
   return { status: res.status, headers: kept, text };
+}
+
+/** A request's context on the application's EntityManager, as the REST adapter makes one (no fork until `ctx.em` is read). */
+const freshContext = () =>
+  createContext({ em: server.db.orm.em, services: server.app.services, logger: createLogger('silent'), ip: 'test' });
+
+/**
+ * Where a one-statement read runs: without a fork it makes none; once the request has its fork
+ * it sends its one prepared statement there; inside a transaction begun on that fork (`write`
+ * changes the data) a context built around the transaction and a fresh one both read `inside`;
+ * after the rollback, `before` again.
+ */
+async function readsWhereTheRequestIs<T>(
+  read: (ctx: Context) => Promise<T>,
+  write: (tx: EntityManager) => Promise<void>,
+  { before, inside }: { before: T; inside: T },
+): Promise<void> {
+  const { forks } = await countForks(async () => read(await freshContext()));
+  expect(forks).toBe(0);
+  const ctx = await freshContext();
+  const fork = ctx.em as AppEntityManager;
+  const onFork = jest.spyOn(fork, 'executePrepared');
+  expect(await read(ctx)).toEqual(before);
+  expect(onFork).toHaveBeenCalledTimes(1);
+  onFork.mockRestore();
+  await fork
+    .transactional(async (tx) => {
+      await write(tx);
+      expect(await read({ ...ctx, em: tx, loaders: new Map() })).toEqual(inside);
+      expect(await read(await freshContext())).toEqual(inside);
+      throw new Error('roll back');
+    })
+    .catch((error: Error) => expect(error.message).toBe('roll back'));
+  expect(await read(await freshContext())).toEqual(before);
 }
 
 describe('one-statement reads without a fork', () => {
@@ -105,8 +140,7 @@ describe('one-statement reads without a fork', () => {
 
   it('reads on the request fork once there is one, and inside a transaction in that transaction', async () => {
     const store = await make.store({ name: 'Inside' });
-    const services = server.app.services;
-    const ctx = await createContext({ em: server.db.orm.em, services, logger: createLogger('silent'), ip: 'test' });
+    const ctx = await freshContext();
     expect(readerOf(ctx)).toBe(server.db.orm.em);
     const fork = ctx.em;
     expect(readerOf(ctx)).toBe(fork);
@@ -121,47 +155,32 @@ describe('one-statement reads without a fork', () => {
         expect((await getStoreDetails(inTx, store.id)).name).toBe('Renamed');
         // A fresh context of the application's EntityManager inside that transaction joins it too
         // (MikroORM's transaction context), as `orm.em` does anywhere in it.
-        const fresh = await createContext({ em: server.db.orm.em, services, logger: createLogger('silent'), ip: 'test' });
+        const fresh = await freshContext();
         expect((await getStoreDetails(fresh, store.id)).name).toBe('Renamed');
         throw new Error('roll back');
       })
       .catch((error: Error) => expect(error.message).toBe('roll back'));
-    const after = await createContext({ em: server.db.orm.em, services, logger: createLogger('silent'), ip: 'test' });
+    const after = await freshContext();
     expect((await getStoreDetails(after, store.id)).name).toBe('Inside');
   });
 
   it('the catalog reads on the request fork once there is one, and inside a transaction in that transaction', async () => {
     const { store } = await make.storeWithProducts(1, { name: 'Inside' }, { name: 'Before' });
-    const services = server.app.services;
-    const context = () => createContext({ em: server.db.orm.em, services, logger: createLogger('silent'), ip: 'test' });
-    const names = async (ctx: Parameters<typeof catalog>[0]) => {
+    const names = async (ctx: Context) => {
       const read = await catalog(ctx, store.id);
       // The tree's levels as its statement primed them (no statement of their own).
       const [category] = categoriesOfMenu(ctx).primed(read.menus[0].id) ?? [];
       const products = activeProductsOfCategory(ctx).primed(category.id) ?? [];
       return { store: read.store.name, products: products.map((p) => p.name) };
     };
-    const plain = await context();
-    const { forks } = await countForks(() => names(plain));
-    expect(forks).toBe(0);
-    const ctx = await context();
-    const fork = ctx.em as AppEntityManager;
-    const onFork = jest.spyOn(fork, 'executePrepared');
-    expect(await names(ctx)).toEqual({ store: 'Inside', products: ['Before'] });
-    expect(onFork).toHaveBeenCalledTimes(1);
-    onFork.mockRestore();
-    await fork
-      .transactional(async (tx) => {
+    await readsWhereTheRequestIs(
+      names,
+      async (tx) => {
         await tx.execute(`update stores set name = 'Renamed' where id = ?`, [store.id]);
         await tx.execute(`update products set name = 'After' where store_id = ?`, [store.id]);
-        // A context built by hand around the transaction reads on it.
-        expect(await names({ ...ctx, em: tx, loaders: new Map() })).toEqual({ store: 'Renamed', products: ['After'] });
-        // A fresh context without a fork joins it through the application's EntityManager.
-        expect(await names(await context())).toEqual({ store: 'Renamed', products: ['After'] });
-        throw new Error('roll back');
-      })
-      .catch((error: Error) => expect(error.message).toBe('roll back'));
-    expect(await names(await context())).toEqual({ store: 'Inside', products: ['Before'] });
+      },
+      { before: { store: 'Inside', products: ['Before'] }, inside: { store: 'Renamed', products: ['After'] } },
+    );
   });
 
   it('the ads: no fork, one statement, the same bytes and headers as through a fork; the live ones only, in order', async () => {
@@ -188,19 +207,10 @@ describe('one-statement reads without a fork', () => {
     const kept = await make.ad({ title: 'Kept', sortOrder: 1 });
     const ending = await make.ad({ title: 'Ending', sortOrder: 2 });
     const starting = await make.ad({ title: 'Starting', sortOrder: 3 });
-    const services = server.app.services;
-    const context = () => createContext({ em: server.db.orm.em, services, logger: createLogger('silent'), ip: 'test' });
-    const titles = async (ctx: Parameters<typeof activeAds>[0]) => (await activeAds(ctx)).map((a) => a.title);
-    const { forks } = await countForks(async () => titles(await context()));
-    expect(forks).toBe(0);
-    const ctx = await context();
-    const fork = ctx.em as AppEntityManager;
-    const onFork = jest.spyOn(fork, 'executePrepared');
-    expect(await titles(ctx)).toEqual(['Kept', 'Ending', 'Starting']);
-    expect(onFork).toHaveBeenCalledTimes(1);
-    onFork.mockRestore();
-    await fork
-      .transactional(async (tx) => {
+    const titles = async (ctx: Context) => (await activeAds(ctx)).map((a) => a.title);
+    await readsWhereTheRequestIs(
+      titles,
+      async (tx) => {
         await tx.execute(`update ads set title = 'Renamed' where id = ?`, [kept.id]);
         // Ends and starts after the transaction began, before the read: now() is the
         // transaction's start, so the one still runs and the other has not started (a clock
@@ -208,13 +218,8 @@ describe('one-statement reads without a fork', () => {
         await tx.execute(`update ads set ends_at = clock_timestamp() where id = ?`, [ending.id]);
         await tx.execute(`update ads set starts_at = clock_timestamp() where id = ?`, [starting.id]);
         await tx.execute(`select pg_sleep(0.05)`);
-        // A context built by hand around the transaction reads on it.
-        expect(await titles({ ...ctx, em: tx, loaders: new Map() })).toEqual(['Renamed', 'Ending']);
-        // A fresh context without a fork joins it through the application's EntityManager.
-        expect(await titles(await context())).toEqual(['Renamed', 'Ending']);
-        throw new Error('roll back');
-      })
-      .catch((error: Error) => expect(error.message).toBe('roll back'));
-    expect(await titles(await context())).toEqual(['Kept', 'Ending', 'Starting']);
+      },
+      { before: ['Kept', 'Ending', 'Starting'], inside: ['Renamed', 'Ending'] },
+    );
   });
 });
