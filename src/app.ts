@@ -9,6 +9,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
+import { clientIp, compileTrust } from './common/client-ip';
 import { Clock } from './common/clock';
 import { AppError, routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
@@ -54,6 +55,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'),
   );
 
+  const trustProxy = compileTrust(config.trustProxy);
   /** The request's context (res.locals.ctx), its X-Request-Id and, once answered, its log line. */
   const startRequest = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -61,9 +63,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       em: orm.em,
       services,
       logger,
-      // Without TRUST_PROXY, req.ip is the socket's address: read it directly (req.ip parses
-      // X-Forwarded-For on every call only to discard it).
-      ip: (config.trustProxy ? req.ip : undefined) ?? req.socket.remoteAddress ?? 'unknown',
+      ip: clientIp(req, trustProxy),
       authorization: req.headers.authorization,
       requestId: req.get('x-request-id'),
     });
@@ -84,7 +84,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const app = express();
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // Express's own reads (req.ip, req.protocol) trust the same proxies as clientIp.
+  app.set('trust proxy', trustProxy ?? false);
   app.use(securityHeaders());
   app.use(cors(config.corsOrigins));
   app.use(noStore);

@@ -3,6 +3,7 @@
  * with its variable name; production refuses development-only features and weak secrets.
  */
 import path from 'node:path';
+import { parseProxyTrust, ProxyTrust } from './common/client-ip';
 
 export type Environment = 'development' | 'test' | 'production';
 export type OtpSenderKind = 'log' | 'whatsapp';
@@ -25,7 +26,8 @@ export interface Config {
    * (or test runs) sharing one Redis never see each other's events.
    */
   redisPrefix?: string;
-  trustProxy: boolean;
+  /** Which proxies' X-Forwarded-For entries are believed (common/client-ip.ts). */
+  trustProxy: ProxyTrust;
   /** Browser origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   bodyLimit: string;
@@ -245,7 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(read('DATA_DIR') ?? '.data'),
     redisUrl: url('REDIS_URL', undefined, ['redis:', 'rediss:']),
     redisPrefix: read('REDIS_PREFIX'),
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: proxyTrust(read('TRUST_PROXY'), problems),
     corsOrigins: origins(read('CORS_ORIGINS'), problems),
     bodyLimit: read('BODY_LIMIT') ?? '100kb',
     jwt: {
@@ -303,6 +305,17 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+function proxyTrust(raw: string | undefined, problems: string[]): ProxyTrust {
+  try {
+    return parseProxyTrust(raw);
+  } catch (error) {
+    problems.push(
+      `TRUST_PROXY must be false, true (one proxy), a number of proxies, or proxy addresses/subnets separated by commas (${(error as Error).message})`,
+    );
+    return false;
+  }
 }
 
 /**

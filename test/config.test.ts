@@ -117,7 +117,7 @@ describe('loadConfig in production', () => {
       env: 'production',
       port: 8080,
       logLevel: 'warn',
-      trustProxy: true,
+      trustProxy: { hops: 1 },
       databaseUrl: 'postgresql://app:secret@db.internal:5432/delivery',
       jwt: { secret: STRONG_SECRET },
       otp: { sender: 'whatsapp', defaultCountry: 'MA' },

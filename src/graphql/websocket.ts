@@ -12,7 +12,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, OperationTypeNode, specifiedRules, validate } from 'graphql';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../common/errors';
-import { clientIp } from '../common/client-ip';
+import { clientIp, compileTrust } from '../common/client-ip';
 import { Logger } from '../common/logger';
 import { Config } from '../config';
 import { createContext, Services, Viewer } from '../context';
@@ -37,7 +37,8 @@ export interface WebSocketOptions {
 
 export function startWebSocketServer({ httpServer, schema, config, logger, em, services, format }: WebSocketOptions) {
   const guard = new SocketGuard(config.websocket, em, logger);
-  const ipOf = (request: IncomingMessage) => clientIp(request, config.trustProxy);
+  const trustProxy = compileTrust(config.trustProxy);
+  const ipOf = (request: IncomingMessage) => clientIp(request, trustProxy);
   const wss = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
