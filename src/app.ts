@@ -9,9 +9,10 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
+import { bodyRefusal } from './common/body-errors';
 import { clientIp, compileTrust } from './common/client-ip';
 import { Clock } from './common/clock';
-import { AppError, routeNotFound } from './common/errors';
+import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { Orm } from './db/orm';
@@ -174,10 +175,14 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     sendAppError(res, routeNotFound(req.method, req.path));
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.parse.failed') return sendAppError(res, new AppError('BAD_REQUEST', 'The request body is not valid JSON.'));
-    if (type === 'entity.too.large') {
-      return sendAppError(res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${config.bodyLimit}.`));
+    const refused = bodyRefusal(error, req, config.bodyLimit);
+    if (refused) {
+      // A client error: one line without a stack (the request line is not written: no context yet).
+      logger.info(
+        { method: req.method, path: req.path, status: refused.status, reason: (error as { type?: string }).type ?? 'body not decoded' },
+        'request body refused',
+      );
+      return sendAppError(res, refused);
     }
     const ctx = res.locals.ctx as Context | undefined;
     sendError(res, error, { development, logger: ctx?.logger ?? logger.child({ path: req.path }) });

@@ -39,11 +39,14 @@ export class TestClock implements Clock {
   }
 }
 
-/** `shared`: run on another server's database (two instances), which that server closes. */
+/**
+ * `shared`: run on another server's database (two instances), which that server closes.
+ * `logs`: the service's log records (JSON lines, level info) are written there.
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
   shared?: Database,
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; logs?: NodeJS.WritableStream } = {},
 ): Promise<TestServer> {
   const whatsapp = new FakeWhatsApp();
   const whatsappUrl = await whatsapp.start();
@@ -70,7 +73,8 @@ export async function startTestServer(
   });
   // The serving pool as in production: its size and session limits come from the config.
   const db = shared ?? (await openTestDatabase({ poolMax: config.database.poolMax, limits: config.database }));
-  const app = await createApp(config, db.orm, createLogger(config.logLevel), { clock: options.clock });
+  const logger = options.logs ? createLogger('info', 'json', options.logs) : createLogger(config.logLevel);
+  const app = await createApp(config, db.orm, logger, { clock: options.clock });
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = app.httpServer.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
