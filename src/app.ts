@@ -11,6 +11,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { Config } from './config';
 import { bodyRefusal } from './common/body-errors';
 import { clientIp, compileTrust } from './common/client-ip';
+import { markNotUtf8, reparseNotUtf8 } from './common/utf8-body';
 import { Clock } from './common/clock';
 import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
@@ -143,7 +144,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   // Before /graphql: a browser's GET /graphql is GraphiQL's page, not a GraphQL request.
   app.use(pagesRouter({ graphiql: config.graphiql }));
 
-  app.use(express.json({ limit: config.bodyLimit }));
+  app.use(express.json({ limit: config.bodyLimit, verify: markNotUtf8 }), reparseNotUtf8);
   app.use((req: Request, res: Response, next: NextFunction) => {
     startRequest(req, res).then(() => next(), next);
   });

@@ -5,7 +5,8 @@
  * nullable in the schema and skipped by validation when absent.
  */
 import { Field, Float, Int } from 'type-graphql';
-import { IsOptional, IsUrl, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import { VisibleName } from './visible-text';
 
 interface Presence {
   /** Non-null in the schema and always validated (a create input's required field). */
@@ -23,14 +24,13 @@ function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
 const presence = (type: () => unknown, { required = false, description }: Presence): PropertyDecorator[] =>
   required ? [Field(type as never, { description })] : [Field(type as never, { nullable: true, description }), IsOptional()];
 
-/** Text of at most `max` characters; `notBlank` refuses whitespace only (`name must not be blank`). */
+/**
+ * Text of at most `max` characters; `notBlank` makes it a name: refused when nothing visible
+ * remains (`name must not be blank`) or when it carries bidi overrides (common/visible-text.ts).
+ */
 export function TextInput(max: number, options: Presence & { notBlank?: boolean } = {}): PropertyDecorator {
   return (target, key) =>
-    stacked(
-      ...presence(() => String, options),
-      ...(options.notBlank ? [Matches(/\S/, { message: `${String(key)} must not be blank` })] : []),
-      MaxLength(max),
-    )(target, key);
+    stacked(...presence(() => String, options), ...(options.notBlank ? [VisibleName()] : []), MaxLength(max))(target, key);
 }
 
 /** An http(s) URL of at most 500 characters (images). */

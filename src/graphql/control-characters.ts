@@ -3,13 +3,20 @@
  * resolvers): NUL and the other control characters are refused with 422 naming the field. They
  * have no business in names, searches, slugs, tokens, addresses or codes, PostgreSQL cannot
  * store NUL in text (it failed as a 500), and they forge lines in logs. Tab, line feed and
- * carriage return stay allowed (instructions and descriptions have lines).
+ * carriage return stay allowed (instructions and descriptions have lines). Text that is not
+ * valid Unicode (a lone surrogate, bytes that are not UTF-8) is refused by the same rule.
  */
 import { getMetadataStorage, MiddlewareFn, UseMiddleware } from 'type-graphql';
 import { FieldErrors, validationFailed } from '../common/errors';
 
 // eslint-disable-next-line no-control-regex -- finding control characters is this rule's purpose
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+/**
+ * Half of a UTF-16 pair without its other half: not text (PostgreSQL would store U+FFFD and the
+ * answer would differ from what is stored). Raw bytes that are not UTF-8 arrive as these too
+ * (common/utf8-body.ts).
+ */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /** Field paths follow the validation errors' convention: an input object's own fields, else the argument. */
 export function controlCharacterErrors(args: Record<string, unknown>): FieldErrors | undefined {
@@ -17,6 +24,7 @@ export function controlCharacterErrors(args: Record<string, unknown>): FieldErro
   const visit = (value: unknown, path: string) => {
     if (typeof value === 'string') {
       if (CONTROL.test(value)) fields[path] = [`The ${path} field must not contain control characters.`];
+      else if (LONE_SURROGATE.test(value)) fields[path] = [`The ${path} field must be valid Unicode text.`];
     } else if (Array.isArray(value)) {
       value.forEach((item, i) => visit(item, `${path}.${i}`));
     } else if (value !== null && typeof value === 'object') {

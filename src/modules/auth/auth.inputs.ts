@@ -1,5 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { VisibleName } from '../../common/visible-text';
 
 @InputType()
 export class SendOtpInput {
@@ -47,12 +48,14 @@ export class CompleteProfileInput extends DeviceFields {
   @Field()
   @IsString()
   @IsNotEmpty({ message: 'firstName is required.' })
+  @VisibleName()
   @MaxLength(100)
   firstName!: string;
 
   @Field()
   @IsString()
   @IsNotEmpty({ message: 'lastName is required.' })
+  @VisibleName()
   @MaxLength(100)
   lastName!: string;
 

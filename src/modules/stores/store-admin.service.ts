@@ -7,6 +7,7 @@ import { FieldErrors, notFound, validationFailed } from '../../common/errors';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { toCents } from '../../common/money';
 import { normalizePhone } from '../../common/phone';
+import { nameProblem } from '../../common/visible-text';
 import { User } from '../users/user.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
@@ -41,7 +42,8 @@ export async function createStore(em: EntityManager, input: NewStore): Promise<S
     if (!ok) errors[field] = [message];
   };
   const radius = input.deliveryRadiusKm ?? 5;
-  check(input.name.trim() !== '', 'name', 'name is required');
+  const nameWrong = input.name.trim() === '' ? 'name is required' : nameProblem('name', input.name);
+  check(!nameWrong, 'name', nameWrong!);
   check(input.address.trim() !== '', 'address', 'address is required');
   check(Math.abs(input.latitude) <= 90, 'latitude', 'latitude must be between -90 and 90');
   check(Math.abs(input.longitude) <= 180, 'longitude', 'longitude must be between -180 and 180');
