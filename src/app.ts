@@ -49,8 +49,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
-  // Nearby's reach index is read before the first request, not during it (docs/decisions.md "Nearby:
-  // the in-process reach index").
+  // Nearby's reach index is read before the first request, not during it (docs/decisions.md "City scale").
   await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) =>
     logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'),
   );
@@ -93,7 +92,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   // REST router answer none of them (the probes, pages and /graphql are not under the table's
   // /api/ and /v1/ paths, the provider webhooks are POSTs, the JSON parser has no body to read),
   // and Express's walk through them and the table was most of the gateway's routing cost
-  // (issue 9, docs/decisions.md "The gateway").
+  // (issue 9, docs/decisions.md "City scale: the gateway's fixed cost per request").
   app.use((req: Request, res: Response, next: NextFunction) => {
     const hit = req.method === 'GET' && !hasBody(req) ? rest.find('GET', req.path) : undefined;
     if (!hit) return next();

@@ -104,7 +104,7 @@ export async function createContext(source: ContextSource): Promise<Context> {
   // The fork is made when something first reads `ctx.em`: a fork is a unit of work, an identity
   // map and their helpers, built and then kept through the request's round trips (garbage the
   // scavenger copies); a public one-statement read sends its statement through `readerOf`
-  // and needs none (docs/decisions.md "Prepared statements, reads without a fork, the lean execute").
+  // and needs none (docs/decisions.md "City scale: the small reads' cost over their twins").
   let em: EntityManager | undefined;
   // The child logger is made when something logs (most requests log only their request line,
   // which app.ts writes with the request id itself): a pino child costs a few µs per request.

@@ -6,7 +6,7 @@
  * nearby's CPU). Anything else — a value that breaks a rule, a class with a rule kind the fast
  * path does not know (nested, async, per-item, groups) — runs class-validator exactly as
  * type-graphql runs it, and throws its error: every answer, 422s included, is unchanged.
- * docs/decisions.md "Executing REST rows".
+ * docs/decisions.md "City scale: nearby's CPU per request".
  */
 import { getMetadataStorage, ValidationArguments, ValidationTypes, validateOrReject } from 'class-validator';
 import { ArgumentValidationError, ValidatorFn } from 'type-graphql';

@@ -27,7 +27,7 @@ export function CoordinateField(options: { nullable?: boolean; description?: str
  * Coordinate fields answered without type-graphql's middleware dispatch, after the schema is
  * built: the rounding middleware made each latitude and longitude of an answer an async
  * dispatch (about ten promises per field: 2 per store details, 30 per nearby page of cards;
- * docs/decisions.md "Executing REST rows"). The direct resolver
+ * docs/decisions.md "City scale: the small reads' cost over their twins"). The direct resolver
  * answers what the wrapper answers, `roundCoordinate(root[property])`, synchronously. Only where
  * the rounding is all that wraps the field: a plain property (not a getter or field resolver),
  * no other middleware and no `@Authorized` on it or its class (the build passes no global

@@ -1,7 +1,7 @@
 /**
  * Which tables a raw SQL statement writes, read from its text: what the answer cache's per-table
- * invalidation needs of `em.execute` (db/table-generations.ts; docs/decisions.md "The answer cache").
- * The reading is fail-safe: a statement it cannot account for writes
+ * invalidation needs of `em.execute` (db/table-generations.ts; docs/decisions.md "City scale:
+ * the answer cache"). The reading is fail-safe: a statement it cannot account for writes
  * `EVERY` table. Triggers and foreign-key cascades are not this file's business (the tables a
  * write reaches through them are added when generations move).
  */

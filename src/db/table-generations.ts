@@ -1,8 +1,8 @@
 /**
  * The write generation of each table: how many committed writes through this process's ORM
  * have reached it. The REST answer cache (rest/answer-cache.ts) keeps an answer while the
- * generations of the tables its row reads are unchanged (docs/decisions.md "The answer cache"). What
- * moves them, and when, is db/entity-manager.ts's; this file holds the
+ * generations of the tables its row reads are unchanged (docs/decisions.md "City scale: the
+ * answer cache"). What moves them, and when, is db/entity-manager.ts's; this file holds the
  * counters and what else a write reaches inside the database.
  *
  * A write to a table also writes, inside PostgreSQL, the tables its triggers write and, for a

@@ -2,8 +2,8 @@
  * Plain fields (a property or a column of a row view) are read by graphql-js's own default
  * resolver instead of type-graphql's per-field wrapper. The wrapper gives every field of every
  * row a resolver-data object, a closure and a middleware dispatch even when there is nothing to
- * dispatch (issue 9: the home screen's ~1 000 fields per answer; docs/decisions.md "Executing REST
- * rows"). It is type-graphql's own `@Field({ simple: true })`, applied to each
+ * dispatch (issue 9: the home screen's ~1 000 fields per answer; docs/decisions.md "City scale:
+ * executing the document"). It is type-graphql's own `@Field({ simple: true })`, applied to each
  * field where it changes nothing but the cost:
  * - the field has no resolver of its own (getters and methods are field resolvers; `simple` does
  *   not touch those),
@@ -55,7 +55,8 @@ type ResolverClass = new () => object;
  * class type-graphql would convert it to (views and entities are): it then passes the same
  * root and context, so the answer is the method's or getter's own; any other root goes to the
  * wrapper (`wrapped`). A getter that returns a function (the wrapper would call it) goes to the
- * wrapper too. Returns the fields replaced (`Type.field`). docs/decisions.md "Executing REST rows".
+ * wrapper too. Returns the fields replaced (`Type.field`). docs/decisions.md "City scale:
+ * nearby's cost over its hand-written twin".
  */
 export function callFieldResolversDirectly(schema: GraphQLSchema, resolvers: readonly ResolverClass[]): string[] {
   const storage = getMetadataStorage();

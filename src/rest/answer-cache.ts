@@ -1,7 +1,7 @@
 /**
  * A micro-cache of the public REST reads' answers (issue 9: "short-lived caches keyed by what
- * the answer depends on, invalidated by writes"; docs/decisions.md "The answer cache"). Hot keys (the
- * same store, search term, point, page; ads) are served from memory
+ * the answer depends on, invalidated by writes"; docs/decisions.md "City scale: the answer
+ * cache"). Hot keys (the same store, search term, point, page; ads) are served from memory
  * for the rest of the second they were computed in, and concurrent identical requests share
  * one computation.
  *

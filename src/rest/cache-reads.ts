@@ -1,7 +1,7 @@
 /**
  * The tables each cached REST row's answer reads (`cache.reads` in the route table): the answer
  * cache keeps an answer until a write to one of them (rest/answer-cache.ts; docs/decisions.md
- * "The answer cache"). Every table a row's statements read, through views and the
+ * "City scale: the answer cache"). Every table a row's statements read, through views and the
  * database's functions too, must be here: test/cache-reads.test.ts EXPLAINs what each row
  * sends on a seeded city and fails on a table its row does not declare. A table declared and
  * not read only costs hits.

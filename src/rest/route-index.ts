@@ -2,7 +2,7 @@
  * The REST table's rows found by method and path without Express's scan of the table: Express
  * tries every row's pattern in turn, each as a router layer (a closure, a `try`, a parameter
  * pass), which for a path near the end of the table cost more CPU than the rest of the routing
- * (issue 9, docs/decisions.md "The gateway").
+ * (issue 9, docs/decisions.md "City scale: the gateway's fixed cost per request").
  *
  * It answers what Express 5's router answers for the same request: the first row of the table
  * whose pattern matches, its parameters decoded. A pattern is matched as the router compiles
