@@ -40,7 +40,7 @@ it('the order detail carries the store exactly as GET /api/v1/store/stores/{id} 
 
   // The owner's list and the driver's list use the same order detail.
   const list = await t.server.http.get(`/api/v1/store/orders?store_id=${t.w.owner.store.id}`, { token: t.w.owner.token });
-  expect(list.body.data[0].store).toEqual(details.body.data);
+  expect(list.body.data.orders[0].store).toEqual(details.body.data);
 });
 
 it('loads in a bounded number of statements: one order or many, few offers and hours or many', async () => {

@@ -267,10 +267,45 @@ describe('GET /api/v1/store/orders', () => {
     const b = await newOrder();
     await storeStep(a, 'accept');
     const all = await t.server.http.get('/api/v1/store/orders', { token: t.w.owner.token });
-    expect(all.body.data.map((o: { id: number }) => o.id)).toEqual([b, a]);
+    expect(all.body.data.orders.map((o: { id: number }) => o.id)).toEqual([b, a]);
     const pending = await t.server.http.get('/api/v1/store/orders?status=pending_acceptance', { token: t.w.owner.token });
-    expect(pending.body.data.map((o: { id: number }) => o.id)).toEqual([b]);
-    expect((await t.server.http.get('/api/v1/store/orders', { token: t.w.customer.token })).body.data).toEqual([]);
+    expect(pending.body.data.orders.map((o: { id: number }) => o.id)).toEqual([b]);
+    expect((await t.server.http.get('/api/v1/store/orders', { token: t.w.customer.token })).body.data.orders).toEqual([]);
+  });
+
+  it('pages a store with more than one page (page, per_page, meta), with the status filter, REST and GraphQL', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 17; i++) ids.push(await newOrder());
+    for (const id of ids.slice(0, 4)) await storeStep(id, 'accept');
+    const newest = [...ids].reverse();
+    const page = (query: string) => t.server.http.get(`/api/v1/store/orders${query}`, { token: t.w.owner.token });
+
+    const first = await page('');
+    expect(first.body.data.orders.map((o: { id: number }) => o.id)).toEqual(newest.slice(0, 15));
+    expect(first.body.data.meta).toEqual({ total: 17, per_page: 15, current_page: 1, last_page: 2 });
+    const second = await page('?page=2');
+    expect(second.body.data.orders.map((o: { id: number }) => o.id)).toEqual(newest.slice(15));
+    expect(second.body.data.meta).toEqual({ total: 17, per_page: 15, current_page: 2, last_page: 2 });
+
+    const pending = await page(`?status=pending_acceptance&per_page=5&page=3&store_id=${t.w.owner.store.id}`);
+    expect(pending.body.data.orders.map((o: { id: number }) => o.id)).toEqual(newest.slice(10, 13));
+    expect(pending.body.data.meta).toEqual({ total: 13, per_page: 5, current_page: 3, last_page: 3 });
+    const accepted = await page('?status=accepted&per_page=3&page=2');
+    expect(accepted.body.data.orders.map((o: { id: number }) => o.id)).toEqual([ids[0]]);
+    expect(accepted.body.data.meta).toEqual({ total: 4, per_page: 3, current_page: 2, last_page: 2 });
+
+    expect((await page('?per_page=51')).status).toBe(422);
+    expect((await page('?status=eaten')).status).toBe(422);
+
+    const gql = await t.server.http.graphql(
+      `query { storeOrderPage(status: "accepted", perPage: 2) { orders { id status } meta { total perPage currentPage lastPage } } }`,
+      {},
+      { token: t.w.owner.token },
+    );
+    expect(gql.body.data.storeOrderPage).toEqual({
+      orders: [ids[3], ids[2]].map((id) => ({ id, status: 'accepted' })),
+      meta: { total: 4, perPage: 2, currentPage: 1, lastPage: 2 },
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Context } from '../../context';
 import { driverContact } from '../drivers/driver.loaders';
 import { Store } from '../stores/store.entity';
@@ -6,11 +6,11 @@ import { storeById } from '../stores/store.loaders';
 import { CheckoutInput } from './checkout.inputs';
 import { placeOrder } from './checkout.service';
 import * as lifecycle from './order-lifecycle.service';
-import { RejectOrderInput } from './order.inputs';
+import { RejectOrderInput, StoreOrderListArgs } from './order.inputs';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
 import { extrasOfItem, itemsOfOrder, timelineEventsOfOrder } from './order.loaders';
 import * as orders from './order.service';
-import { DriverInfo, OrderActionPayload, OrderAddress, PlaceOrderPayload, TimelineEntry } from './order.types';
+import { DriverInfo, OrderActionPayload, OrderAddress, PlaceOrderPayload, StoreOrderPage, TimelineEntry } from './order.types';
 
 type Move = (ctx: Context, id: number) => Promise<Order>;
 
@@ -43,7 +43,18 @@ export class OrderResolver {
     return orders.getCustomerOrder(ctx, id);
   }
 
-  @Query(() => [Order], { description: "Orders of the caller's stores (or one of them), newest first." })
+  @Query(() => StoreOrderPage, {
+    description:
+      "Orders of the caller's stores (or one of them), of one status or all, newest first, page by page (GET /api/v1/store/orders).",
+  })
+  async storeOrderPage(@Args() args: StoreOrderListArgs, @Ctx() ctx: Context): Promise<StoreOrderPage> {
+    return orders.pageStoreOrders(ctx, args);
+  }
+
+  @Query(() => [Order], {
+    description: "Orders of the caller's stores (or one of them), newest first (at most 100).",
+    deprecationReason: 'Use storeOrderPage: it pages.',
+  })
   async storeOrders(
     @Arg('storeId', () => Int, { nullable: true }) storeId: number | null,
     @Arg('status', () => String, { nullable: true }) status: string | null,

@@ -3,7 +3,7 @@
  * lifecycle steps the spec leaves out (docs/decisions.md). The driver app's rows are in
  * drivers/driver.rest.ts.
  */
-import { ORDER_ACTION, ORDER_DETAIL, ORDER_SUMMARY, orderStep } from '../../rest/fragments';
+import { ORDER_ACTION, ORDER_DETAIL, ORDER_SUMMARY, orderStep, PAGE_META } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 export const orderRoutes: RestRoute[] = [
@@ -34,9 +34,11 @@ export const orderRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/orders',
-    document: `query StoreOrders($store_id: Int, $status: String) {
-      storeOrders(storeId: $store_id, status: $status) { ...RestOrderDetail }
-    } ${ORDER_DETAIL}`,
+    document: `query StoreOrders($store_id: Int, $status: String, $page: Int, $per_page: Int) {
+      storeOrderPage(storeId: $store_id, status: $status, page: $page, perPage: $per_page) {
+        orders { ...RestOrderDetail } meta { ...RestPageMeta }
+      }
+    } ${ORDER_DETAIL} ${PAGE_META}`,
   },
   orderStep('/api/v1/store/orders/:id/accept', 'acceptOrder'),
   {

@@ -2,6 +2,7 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type { PlacedOrder } from './checkout.service';
 import { Order } from './order.entity';
 import { CoordinateField } from '../../common/coordinate-field';
+import { PageMeta } from '../../common/pagination';
 
 @ObjectType({ description: 'The delivery address as it was when the order was placed.' })
 export class OrderAddress {
@@ -49,4 +50,10 @@ export class PlaceOrderPayload {
 export class OrderActionPayload {
   @Field() message!: string;
   @Field(() => Order) order!: Order;
+}
+
+@ObjectType({ description: "A page of a store's orders, newest first (spec §2.5 meta)." })
+export class StoreOrderPage {
+  @Field(() => [Order]) orders!: Order[];
+  @Field(() => PageMeta) meta!: PageMeta;
 }
