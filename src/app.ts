@@ -84,6 +84,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const app = express();
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
+  if (config.instanceName) app.use((_req, res, next) => (res.setHeader('X-Instance', config.instanceName!), next()));
   app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders());
   app.use(cors(config.corsOrigins));

@@ -11,6 +11,8 @@ export interface Config {
   env: Environment;
   host: string;
   port: number;
+  /** INSTANCE_NAME: sent as X-Instance on every answer (which instance behind a balancer answered). */
+  instanceName?: string;
   logLevel: string;
   /** json: one JSON object per line; pretty: coloured one-line records for a terminal. */
   logFormat: 'json' | 'pretty';
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     env: envName,
     host: read('HOST') ?? '0.0.0.0',
     port: int('PORT', 3000, 0, 65535),
+    instanceName: read('INSTANCE_NAME'),
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envName === 'test' ? 'silent' : 'info'),
     logFormat,
     graphiql: bool('GRAPHIQL_ENABLED', !production),

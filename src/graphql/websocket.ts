@@ -56,6 +56,9 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
       );
     },
   });
+  // The upgrade's answer names the instance too (the HTTP answers do, app.ts).
+  const instance = config.instanceName;
+  if (instance) wss.on('headers', (headers) => headers.push(`X-Instance: ${instance}`));
   const rules = [...specifiedRules, ...limitRules];
   const contextFor = (request: IncomingMessage, authorization?: string) =>
     createContext({ em, services, logger, ip: ipOf(request), authorization });
