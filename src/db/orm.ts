@@ -152,3 +152,16 @@ export async function migrateOnce(orm: Orm, logger?: Logger): Promise<void> {
     await client.releaseConnection(connection);
   }
 }
+
+/**
+ * The serving pool's connections in use, idle, and the requests waiting for one: knex's pool is
+ * a tarn.js Pool (numUsed, numFree, numPendingAcquires are tarn's documented API), reached
+ * through knex's client; undefined if a knex version keeps it elsewhere.
+ */
+export function poolStats(orm: Orm): { used: number; free: number; pending: number } | undefined {
+  const pool = (
+    orm.em.getConnection().getKnex().client as { pool?: Partial<Record<'numUsed' | 'numFree' | 'numPendingAcquires', () => number>> }
+  ).pool;
+  if (!pool?.numUsed || !pool.numFree || !pool.numPendingAcquires) return undefined;
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
+}

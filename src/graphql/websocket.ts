@@ -137,6 +137,8 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
     socket.on('error', (error) => logger.debug({ err: error }, 'websocket protocol error'));
   });
   return {
+    /** Websockets open now (the metrics' gauge). */
+    open: () => wss.clients.size,
     async dispose() {
       guard.dispose();
       await revocations.return?.();
