@@ -82,9 +82,16 @@ export class OrderResolver {
     return act(ctx, id, lifecycle.pickUpOrder, 'Order picked up.');
   }
 
-  @Mutation(() => OrderActionPayload)
-  deliverOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
-    return act(ctx, id, lifecycle.deliverOrder, 'Order delivered.');
+  @Mutation(() => OrderActionPayload, {
+    description:
+      'The driver hands the order over. collectCash: they took the total in cash (required when the card holds no money, refused when it does).',
+  })
+  deliverOrder(
+    @Arg('id', () => Int) id: number,
+    @Arg('collectCash', () => Boolean, { nullable: true }) collectCash: boolean | null,
+    @Ctx() ctx: Context,
+  ) {
+    return act(ctx, id, (c, i) => lifecycle.deliverOrder(c, i, collectCash ?? false), 'Order delivered.');
   }
 }
 

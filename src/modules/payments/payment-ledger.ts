@@ -7,6 +7,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../common/logger';
 import type { PaymentStatus, ProviderPayment } from '../../common/payment-provider';
 import { appendEvent, OrderEventMessage } from '../orders/order-events';
+import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';
 import { isFurther, isNews } from './payment-status';
 import { toAmount } from '../../common/money';
 
@@ -55,6 +56,7 @@ export function paymentEvent(
   row: PaymentRow,
   status: PaymentStatus,
   amountCents = row.amount_cents,
+  extra: Record<string, unknown> = {},
 ): Promise<OrderEventMessage> {
   return appendEvent(tx, row.order_id, 'payment', {
     paymentId: row.id,
@@ -62,6 +64,7 @@ export function paymentEvent(
     method: row.method_code,
     amount: toAmount(amountCents),
     currency: row.currency,
+    ...extra,
   });
 }
 
@@ -83,6 +86,9 @@ export async function setStatus(
 }
 
 export type Outcome = 'applied' | 'ignored' | 'refused';
+
+/** failure_code of a card whose hold went after the order was accepted (operators count these). */
+export const HOLD_LOST = 'hold_lost_after_acceptance';
 
 /**
  * Applies a provider's report. Refuses (and logs) an amount or currency other than the
@@ -126,6 +132,17 @@ export async function applyReport(
     const stays = row.status === 'failed' || row.status === 'cancelled' ? row.status : 'cancelled';
     await setStatus(tx, row, stays, { ...set, release_requested_at: row.release_requested_at ?? new Date() });
     return { outcome: 'applied', events: [], row };
+  }
+  if (row.method_kind === 'card' && row.status === 'authorized' && !['authorized', 'captured'].includes(reported.status)) {
+    if (row.latest && !row.release_requested_at && (ACTIVE_DRIVER_STATUSES as string[]).includes(row.order_status)) {
+      // The hold went (expired, cancelled at the provider) while the order is on its way: an operator must know now.
+      logger.error(
+        { alert: 'card_money_gone', orderId: row.order_id, paymentId, orderStatus: row.order_status, reported: reported.status },
+        'the card hold of an accepted order is gone; its delivery will need cash',
+      );
+      set.failure_code = HOLD_LOST;
+      set.failure_message = `The provider reported ${reported.status} while the order was ${row.order_status}.`;
+    }
   }
   if (reported.status === 'failed' || reported.status === 'capture_failed') {
     set.failure_code = reported.failureCode ?? null;
