@@ -58,6 +58,66 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     expect((await postWebhook(t.server, event)).body.outcome).toBe('applied');
   });
 
+  it('answers 400 to a signature dated in the future, beyond the tolerance, and changes nothing', async () => {
+    const { id, intent } = await cardOrder();
+    const event = t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized'));
+    const now = Math.floor(Date.now() / 1000);
+    for (const ahead of [86_400, 400]) {
+      const res = await postWebhook(t.server, event, { timestamp: now + ahead });
+      expect([ahead, res.status, res.body]).toEqual([ahead, 400, { message: 'The webhook signature is not valid.' }]);
+    }
+    expect(await sql(`select count(*)::int as n from payment_webhook_events`)).toEqual([{ n: 0 }]);
+    // A clock a little ahead of ours is within the tolerance.
+    expect((await postWebhook(t.server, event, { timestamp: now + 60 })).body.outcome).toBe('applied');
+    expect((await detail(id)).payment.status).toBe('authorized');
+  });
+
+  it('answers 400 (not 500) to a signed body that is not an event, and records nothing', async () => {
+    const { intent } = await cardOrder();
+    const object = t.fake.confirm(intent, 'authorized');
+    const bodies: unknown[] = [
+      'a JSON string',
+      42,
+      null,
+      { id: 'evt_no_data', type: 'payment_intent.succeeded' },
+      { id: 'evt_no_object', type: 'payment_intent.succeeded', data: {} },
+      { id: 'evt_string_object', type: 'payment_intent.succeeded', data: { object: 'pi_1' } },
+      { id: 'evt_numeric_type', type: 42, data: { object } },
+      { id: 7, type: 'payment_intent.succeeded', data: { object } },
+    ];
+    for (const body of bodies) {
+      const res = await postWebhook(t.server, body as Record<string, unknown>);
+      expect([body, res.status, res.body]).toEqual([body, 400, { message: 'The webhook event is malformed.' }]);
+    }
+    expect(await sql(`select count(*)::int as n from payment_webhook_events`)).toEqual([{ n: 0 }]);
+  });
+
+  it('does not attach a signed event whose metadata names another order than the payment’s', async () => {
+    const mine = await cardOrder();
+    const other = await cardOrder();
+    const authorised = t.fake.confirm(mine.intent, 'authorized');
+    const event = t.fake.event('payment_intent.amount_capturable_updated', {
+      ...authorised,
+      metadata: { ...authorised.metadata, order_id: String(other.id) },
+    });
+    expect((await postWebhook(t.server, event)).body).toEqual({ received: true, outcome: 'refused' });
+    const wrongPayment = t.fake.event('payment_intent.amount_capturable_updated', {
+      ...authorised,
+      metadata: { ...authorised.metadata, payment_id: String(other.paymentId) },
+    });
+    expect((await postWebhook(t.server, wrongPayment)).body).toEqual({ received: true, outcome: 'refused' });
+    expect((await detail(mine.id)).payment.status).toBe('pending');
+    expect((await detail(other.id)).payment.status).toBe('pending');
+    expect(await sql(`select outcome, payment_id from payment_webhook_events order by event_id`)).toEqual([
+      { outcome: 'refused', payment_id: null },
+      { outcome: 'refused', payment_id: null },
+    ]);
+    // The genuine event still applies.
+    expect((await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', authorised))).body.outcome).toBe(
+      'applied',
+    );
+  });
+
   it('answers 404 for a provider that takes no webhooks', async () => {
     expect((await t.server.http.request('POST', '/api/v1/payments/webhooks/cash', undefined, { raw: '{}' })).status).toBe(404);
     expect((await t.server.http.request('POST', '/api/v1/payments/webhooks/paypal', undefined, { raw: '{}' })).status).toBe(404);
@@ -171,7 +231,7 @@ describe('reconciliation', () => {
     const placed = await placeOrder(t.server, t.w);
     const id = placed.body.data.order_id;
     t.fake.nextCreate('timeout');
-    expect((await startPayment(t.server, t.w, id, 'card')).status).toBe(500);
+    expect((await startPayment(t.server, t.w, id, 'card')).status).toBe(503);
     await t.server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: t.w.owner.token });
     const [intent] = [...t.fake.intents.values()];
     expect(intent.status).toBe('canceled'); // the release found it with the same idempotency key
