@@ -101,7 +101,7 @@ describe.each(ON_ITS_WAY)('the card hold goes while the order is %s', (status) =
       expect(after.net).toBe(after.total);
       // The driver's statement is recorded with the collection.
       const [event] = await sql<{ data: Record<string, unknown> }>(
-        `select data from order_events where order_id = ? and type = 'payment' and data->>'paymentStatus' = 'collected'`,
+        `select e.data from payment_events e join payments p on p.id = e.payment_id where p.order_id = ? and e.status = 'collected'`,
         [id],
       );
       expect(event.data).toMatchObject({ choice: 'collect_cash', replaces: expect.any(Number) });

@@ -6,7 +6,7 @@
 import { placeOrder } from './helpers/orders';
 import { FakeStripe } from './helpers/fake-stripe';
 import { intentOf, postWebhook, startPayment, usePaymentWorld } from './helpers/payments';
-import { subscribe, wsClient } from './helpers/ws';
+import { subscribe, until, wsClient } from './helpers/ws';
 import { reconcilePayments } from '../src/modules/payments/payment-reconcile.service';
 import { createLogger } from '../src/common/logger';
 
@@ -14,7 +14,8 @@ const t = usePaymentWorld();
 
 const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const detail = async (id: number) => (await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token })).body.data;
-const statuses = async (id: number) => (await detail(id)).timeline.map((entry: { status: string }) => entry.status);
+/** The payment's history (payment.events of the detail): the timeline holds only order statuses. */
+const statuses = async (id: number) => (await detail(id)).payment.events.map((entry: { status: string }) => entry.status);
 const reconcile = () => reconcilePayments(t.server.db.orm.em.fork(), { ...t.server.app.services, logger: createLogger('silent') }, 900);
 
 /** A placed card order with its intent created (not yet confirmed). */
@@ -35,7 +36,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     const replay = await postWebhook(t.server, event);
     expect(replay.body).toEqual({ received: true, outcome: 'duplicate' });
     expect((await detail(id)).payment.status).toBe('authorized');
-    expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
+    expect(await statuses(id)).toEqual(['authorized']);
     expect(await sql(`select provider, event_id, type, outcome, payment_id from payment_webhook_events`)).toEqual([
       { provider: 'stripe', event_id: event.id, type: 'payment_intent.amount_capturable_updated', outcome: 'applied', payment_id: 1 },
     ]);
@@ -134,7 +135,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     expect(amount.body).toEqual({ received: true, outcome: 'refused' });
     expect(currency.body).toEqual({ received: true, outcome: 'refused' });
     expect((await detail(id)).payment.status).toBe('pending');
-    expect(await statuses(id)).toEqual(['pending_acceptance']);
+    expect(await statuses(id)).toEqual([]);
   });
 
   it('leaves the furthest state whatever the order of arrival', async () => {
@@ -145,7 +146,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     // Stripe sent declined, then 3-D Secure, then authorised; they arrive backwards.
     for (const event of [authorised, action, declined]) expect((await postWebhook(t.server, event)).status).toBe(200);
     expect((await detail(id)).payment.status).toBe('authorized');
-    expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
+    expect(await statuses(id)).toEqual(['authorized']);
   });
 
   it('ignores events of payments that are not ours', async () => {
@@ -212,7 +213,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       'applied',
     );
     expect((await detail(id)).payment).toMatchObject({ status: 'refunded', refunded_amount: 213 });
-    expect((await statuses(id)).slice(-2)).toEqual(['payment_partially_refunded', 'payment_refunded']);
+    expect((await statuses(id)).slice(-2)).toEqual(['partially_refunded', 'refunded']);
   });
 });
 
@@ -241,7 +242,7 @@ describe('reconciliation', () => {
 });
 
 describe('orderUpdates', () => {
-  it('streams payment events in the order’s sequence', async () => {
+  it('streams payment events in the order’s sequence and completes after the last; later payment news go to the payment', async () => {
     const { id, intent } = await cardOrder();
     const client = wsClient(t.server.wsUrl, t.w.customer.token);
     try {
@@ -259,13 +260,15 @@ describe('orderUpdates', () => {
         { seq: 2, type: 'payment', status: 'pending_acceptance', paymentStatus: 'authorized' },
         { seq: 3, type: 'status', status: 'rejected', paymentStatus: null },
       ]);
-      const timeline = (await detail(id)).timeline;
-      expect(timeline.map((entry: { status: string }) => entry.status)).toEqual([
-        'pending_acceptance',
-        'payment_authorized',
-        'rejected',
-        'payment_released',
-      ]);
+      // The release Stripe confirmed after the end is the payment's news, not the ended order's.
+      await until(async () => (await detail(id)).payment.status === 'released', 'the release');
+      const order = await detail(id);
+      expect(order.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'rejected']);
+      expect(order.payment.events.map((entry: { status: string }) => entry.status)).toEqual(['authorized', 'released']);
+      expect(order.last_event_seq).toBe(3);
+      const resumed = subscribe(client, `subscription($id: Int!) { orderUpdates(orderId: $id, afterSeq: 3) { seq } }`, { id });
+      await resumed.completed;
+      expect([resumed.events, resumed.errors]).toEqual([[], []]);
     } finally {
       await client.dispose();
     }

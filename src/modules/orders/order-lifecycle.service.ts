@@ -109,9 +109,10 @@ async function transition(
       fields: { status: [`The order is ${order.status}; this needs it to be ${from.join(' or ')}.`] },
     });
   }
-  const events = [await appendEvent(tx, order.id, 'status')];
+  // The payment's part first: the status event is then the move's last, and a final one ends the order's stream.
   const payment = await onOrderTransition(tx, order.id, name, currency, logger, choice);
-  return { row, events: [...events, ...payment.events], settle: payment.settle };
+  const events = [await appendEvent(tx, order.id, 'status')];
+  return { row, events: [...payment.events, ...events], settle: payment.settle };
 }
 
 /** The nearest free online driver is assigned in the same transaction, when there is one. */

@@ -108,15 +108,10 @@ export class OrderFieldsResolver {
   }
 
   @FieldResolver(() => [TimelineEntry], {
-    description: 'Every status reached, and the payment news (payment_authorized, payment_captured...), with the server time, in sequence.',
+    description: "One entry per order status reached, with the server time, in sequence (the payment's history is payment.events).",
   })
   async timeline(@Root() order: Order, @Ctx() ctx: Context): Promise<TimelineEntry[]> {
-    return (await timelineEventsOfOrder(ctx).load(order.id)).map((e) => ({
-      type: e.type,
-      status: e.type === 'payment' ? `payment_${String(e.data?.paymentStatus)}` : e.status,
-      at: e.createdAt,
-      seq: e.seq,
-    }));
+    return (await timelineEventsOfOrder(ctx).load(order.id)).map((e) => ({ type: e.type, status: e.status, at: e.createdAt, seq: e.seq }));
   }
 
   @FieldResolver(() => DriverInfo, { nullable: true })

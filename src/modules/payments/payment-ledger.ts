@@ -6,7 +6,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../common/logger';
 import type { PaymentStatus, ProviderPayment } from '../../common/payment-provider';
-import { appendEvent, OrderEventMessage } from '../orders/order-events';
+import { appendEvent, orderEnded, OrderEventMessage } from '../orders/order-events';
 import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';
 import { isFurther, isNews } from './payment-status';
 import { toAmount } from '../../common/money';
@@ -50,15 +50,26 @@ export async function paymentsOfOrder(em: EntityManager, orderId: number): Promi
   return em.execute<PaymentRow[]>(`${SELECT} where p.order_id = ? order by p.id desc`, [orderId]);
 }
 
-/** One `payment` event on the order's timeline and live stream. */
-export function paymentEvent(
+/**
+ * One news of the payment: always in its history (payment_events); also on the order's live
+ * stream while the order has not ended. After its final status the order's stream is closed,
+ * so its last event stays the last one a follower receives (docs/decisions.md, "Payment history").
+ */
+export async function paymentEvent(
   tx: EntityManager,
   row: PaymentRow,
   status: PaymentStatus,
   amountCents = row.amount_cents,
   extra: Record<string, unknown> = {},
-): Promise<OrderEventMessage> {
-  return appendEvent(tx, row.order_id, 'payment', {
+): Promise<OrderEventMessage[]> {
+  await tx.execute(`insert into payment_events (payment_id, status, amount_cents, data) values (?, ?, ?, ?)`, [
+    row.id,
+    status,
+    amountCents,
+    Object.keys(extra).length > 0 ? JSON.stringify(extra) : null,
+  ]);
+  if (await orderEnded(tx, row.order_id)) return [];
+  const event = await appendEvent(tx, row.order_id, 'payment', {
     paymentId: row.id,
     paymentStatus: status,
     method: row.method_code,
@@ -66,6 +77,7 @@ export function paymentEvent(
     currency: row.currency,
     ...extra,
   });
+  return [event];
 }
 
 /** Moves the payment to `status` (with extra columns) and answers its event when it is news. */
@@ -82,7 +94,7 @@ export async function setStatus(
     ...Object.values(set),
     row.id,
   ]);
-  return isNews(status, row.status) ? [await paymentEvent(tx, row, status, eventAmountCents)] : [];
+  return isNews(status, row.status) ? paymentEvent(tx, row, status, eventAmountCents) : [];
 }
 
 export type Outcome = 'applied' | 'ignored' | 'refused';

@@ -143,7 +143,7 @@ async function takeMoney(
       );
     }
     const extra = cardGone ? { choice: 'collect_cash', replaces: latest.id } : undefined;
-    return { events: [await paymentEvent(tx, created, 'collected', created.amount_cents, extra)], settle: [] };
+    return { events: await paymentEvent(tx, created, 'collected', created.amount_cents, extra), settle: [] };
   }
   return { events: [], settle: [] };
 }
