@@ -13,6 +13,7 @@ import { Clock } from './common/clock';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { PaymentProviders } from './common/payment-provider';
+import type { OrderPayments } from './common/order-payments';
 import { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
 
@@ -38,6 +39,8 @@ export interface Services {
   sender: MessageSender;
   /** The configured payment providers by name (cash always; Stripe when its keys are set). */
   payments: PaymentProviders;
+  /** The payment's part of the order's moves (implemented by the payments module). */
+  orderPayments: OrderPayments;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */
   clock: Clock;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
