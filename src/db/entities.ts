@@ -22,6 +22,7 @@ import { PromoCode, PromoRedemption } from '../modules/promos/promo-code.entity'
 import { Driver } from '../modules/drivers/driver.entity';
 import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
 import { OrderEvent } from '../modules/orders/order-event.entity';
+import { NotificationOutbox } from '../modules/notifications/notification.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
@@ -60,6 +61,7 @@ export const entities = [
   OrderItem,
   OrderItemExtra,
   OrderEvent,
+  NotificationOutbox,
   IdempotencyKey,
   PaymentMethod,
   StoreSearchName,
