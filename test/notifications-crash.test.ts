@@ -27,9 +27,9 @@ function startInstance(env: Record<string, string>): { child: ChildProcess; port
   });
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const port = new Promise<number>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const match = /"port":(\d+),"msg":"listening/.exec(out);
       if (match) resolve(Number(match[1]));
@@ -39,7 +39,8 @@ function startInstance(env: Record<string, string>): { child: ChildProcess; port
   return { child, port };
 }
 
-const stopped = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('close', resolve)));
+const stopped = (child: ChildProcess) =>
+  new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('close', resolve)));
 
 (SERVER_URL ? describe : describe.skip)('a crash between commit and send', () => {
   const fcm = new FakeFcm();
@@ -111,7 +112,9 @@ const stopped = (child: ChildProcess) => new Promise((resolve) => (child.exitCod
     children.push(second.child);
     await second.port;
     await eventually(async () => {
-      expect(await sql(`select status, attempts from notification_outbox where kind = 'new_order'`)).toEqual([{ status: 'sent', attempts: 2 }]);
+      expect(await sql(`select status, attempts from notification_outbox where kind = 'new_order'`)).toEqual([
+        { status: 'sent', attempts: 2 },
+      ]);
     }, 30_000);
     expect(fcm.received.map((p) => [p.token, p.data.type, p.data.order_id])).toEqual([['owner-token', 'new_order', String(orderId)]]);
     second.child.kill('SIGTERM');

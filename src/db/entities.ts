@@ -23,6 +23,7 @@ import { Driver } from '../modules/drivers/driver.entity';
 import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
 import { OrderEvent } from '../modules/orders/order-event.entity';
 import { NotificationOutbox } from '../modules/notifications/notification.entity';
+import { NotificationPreference } from '../modules/notifications/preference.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
@@ -62,6 +63,7 @@ export const entities = [
   OrderItemExtra,
   OrderEvent,
   NotificationOutbox,
+  NotificationPreference,
   IdempotencyKey,
   PaymentMethod,
   StoreSearchName,

@@ -41,7 +41,12 @@ export const DATABASE_EFFECTS: Readonly<Record<string, Effects>> = {
     delete: deleted('product_supplements', 'product_option_groups', 'ads'),
   },
   // Foreign keys that delete or clear referring rows.
-  users: { delete: [...deleted('user_devices', 'promo_redemptions', 'drivers', 'user_addresses'), ...nulled('stores')] },
+  users: {
+    delete: [
+      ...deleted('user_devices', 'promo_redemptions', 'drivers', 'user_addresses', 'notification_outbox', 'notification_preferences'),
+      ...nulled('stores'),
+    ],
+  },
   main_categories: { delete: nulled('store_categories') },
   store_categories: { delete: nulled('stores') },
   menus: { delete: deleted('menu_categories') },
@@ -49,7 +54,8 @@ export const DATABASE_EFFECTS: Readonly<Record<string, Effects>> = {
   promo_codes: { delete: [...deleted('promo_redemptions'), ...nulled('orders')] },
   drivers: { delete: nulled('orders') },
   user_addresses: { delete: nulled('orders') },
-  orders: { delete: deleted('order_items', 'order_events', 'payments') },
+  orders: { delete: deleted('order_items', 'order_events', 'payments', 'notification_outbox') },
+  order_events: { delete: deleted('notification_outbox') },
   order_items: { delete: deleted('order_item_extras') },
 };
 

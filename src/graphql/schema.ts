@@ -25,6 +25,7 @@ import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharactersInArguments } from './control-characters';
 import { callFieldResolversDirectly, readPlainFieldsDirectly } from './plain-fields';
 import { AppPubSub, createAppPubSub } from '../pubsub';
+import { NotificationPreferenceResolver } from '../modules/notifications/preference.resolver';
 
 export const resolvers = [
   AuthResolver,
@@ -49,6 +50,7 @@ export const resolvers = [
   TrackingResolver,
   PaymentResolver,
   OrderPaymentFieldsResolver,
+  NotificationPreferenceResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */

@@ -73,8 +73,10 @@ export function kindsOf(event: EventFacts, rejectionReason?: string | null): { k
 
 /**
  * The outbox rows of one event: per kind, one row per device of the recipient with a push
- * token, and for a new order whose owner has no such device, one WhatsApp row (the fallback).
- * Answers how many rows were written.
+ * token (unless they turned push off), and for a new order whose owner hears no push (no such
+ * device, or push off), one WhatsApp row unless WhatsApp is off too. Order messages ignore the
+ * kind switches and quiet hours (those are for marketing-type messages). Answers how many rows
+ * were written.
  */
 export async function enqueue(tx: EntityManager, eventId: string, orderId: number, event: EventFacts): Promise<number> {
   if (event.type === 'driver_location') return 0; // never a notification: skip even the lookup
@@ -96,14 +98,20 @@ export async function enqueue(tx: EntityManager, eventId: string, orderId: numbe
        from k cross join orders o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
        where o.id = ?
      ),
+     prefs as (
+       select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp,
+         exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device
+       from who left join notification_preferences p on p.user_id = who.user_id
+       where who.user_id is not null
+     ),
      wanted as (
-       select who.kind, who.delay, who.user_id, 'push' as channel, 'device:' || dev.id as target
-       from who join user_devices dev on dev.user_id = who.user_id and dev.push_token is not null
+       select prefs.kind, prefs.delay, prefs.user_id, 'push' as channel, 'device:' || dev.id as target
+       from prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
+       where prefs.push
        union all
-       select who.kind, who.delay, who.user_id, 'whatsapp', 'phone'
-       from who
-       where who.kind = 'new_order' and who.user_id is not null
-         and not exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null)
+       select kind, delay, user_id, 'whatsapp', 'phone'
+       from prefs
+       where kind = 'new_order' and whatsapp and not (push and has_device)
      ),
      written as (
        insert into notification_outbox (event_id, order_id, kind, user_id, channel, target, due_at)
