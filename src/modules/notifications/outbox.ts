@@ -27,8 +27,11 @@ export const KINDS = {
 } as const satisfies Record<string, Recipient>;
 export type NotificationKind = keyof typeof KINDS;
 
-/** Settings the app sets once (createApp): the reminder's delay after a new order. */
-export const outboxSettings = { reminderAfterSeconds: 300 };
+/**
+ * Settings the app sets once (createApp): the reminder's delay after a new order. `enabled`
+ * is off only in the notifications benchmark's "without" runs (scripts/bench-notifications.ts).
+ */
+export const outboxSettings = { reminderAfterSeconds: 300, enabled: true };
 
 /** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
 export const outboxSignal = new EventEmitter();
@@ -79,7 +82,7 @@ export function kindsOf(event: EventFacts, rejectionReason?: string | null): { k
  * were written.
  */
 export async function enqueue(tx: EntityManager, eventId: string, orderId: number, event: EventFacts): Promise<number> {
-  if (event.type === 'driver_location') return 0; // never a notification: skip even the lookup
+  if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
   let rejectionReason: string | null = null;
   if (event.type === 'status' && event.status === 'rejected') {
     [{ rejection_reason: rejectionReason }] = await tx.execute<{ rejection_reason: string | null }[]>(
