@@ -52,7 +52,7 @@ async function main() {
       placing.push(
         placeOrder(server, w).then((res) => {
           if (res.status !== 201) throw new Error(`checkout answered ${res.status}`);
-          sentAt.set(String(res.body.data.order_id), { request, answer: Date.now() });
+          sentAt.set(String((res.body as { data: { order_id: number } }).data.order_id), { request, answer: Date.now() });
         }),
       );
     }
