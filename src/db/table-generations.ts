@@ -57,6 +57,7 @@ export const DATABASE_EFFECTS: Readonly<Record<string, Effects>> = {
   orders: { delete: deleted('order_items', 'order_events', 'payments', 'notification_outbox') },
   order_events: { delete: deleted('notification_outbox') },
   order_items: { delete: deleted('order_item_extras') },
+  payments: { delete: deleted('payment_events') },
 };
 
 /** The tables `writes` reach: themselves and, transitively, what DATABASE_EFFECTS says they write. */
