@@ -17,4 +17,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testTimeout: 30000,
   globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
 };
