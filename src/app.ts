@@ -49,7 +49,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
-  // Nearby's reach index is read before the first request, not during it (docs/decisions.md "City scale").
+  // Nearby's reach index is read before the first request, not during it (docs/decisions.md "Nearby: the in-process reach index").
   await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) =>
     logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'),
   );

@@ -14,7 +14,7 @@ export type LoaderCache = Map<unknown, DataLoader<unknown, unknown>>;
  * A DataLoader that also answers, without a promise, the values a statement handed it (`prime`):
  * a field resolver that returns such a value synchronously lets graphql-js complete its object
  * without a promise per field and per object (the home screen's 40 cards each asked two loaders:
- * docs/decisions.md "City scale: the home screen's statement prepared"). `primed` answers only
+ * docs/decisions.md "Executing REST rows"). `primed` answers only
  * what `load` would answer: a key loaded before it was primed keeps the loaded value (DataLoader
  * ignores that prime), so it is not recorded; nor is a value primed after an error or a promise.
  */

@@ -5,13 +5,13 @@
  * first, then typo-tolerant trigram word similarity. Every row of a name ranks the same, so
  * callers read each name's best rows from an index and re-sort by (prefix desc, similarity
  * desc, their own tie-breaks): the work grows with the matching names, not with the matching
- * rows. docs/decisions.md "City scale: home screen and search".
+ * rows. docs/decisions.md "Search: ranked names, one prepared statement".
  *
  * The user's text only ever travels as bound parameters, folded once (`folded`: `search_text`
  * is an SQL function PostgreSQL cannot inline, each call sets it up anew) and read through
  * scalar subqueries: computed once per statement and opaque to the planner, so the plan is the
  * same for every term and a prepared statement keeps one generic plan instead of planning each
- * request (issue 9, docs/decisions.md "City scale: search without planning").
+ * request (issue 9, docs/decisions.md "Search: ranked names, one prepared statement").
  */
 export function matchingNames(table: 'store_search_names' | 'product_search_names', q: string) {
   const term = q.trim();

@@ -1,7 +1,7 @@
 /**
  * Rows read with SQL and answered as an entity's GraphQL type, without the ORM (issue 9: on the
  * hot reads MikroORM's query building, hydration and identity map cost more CPU than the rest
- * of the request; docs/decisions.md "City scale: per-request cost").
+ * of the request; docs/decisions.md "Row views").
  *
  * A *view* is a row whose own properties are the entity's columns under their property names
  * (the select list comes from the entity's metadata), whose many-to-ones are plain `{ id }`

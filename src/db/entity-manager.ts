@@ -3,9 +3,9 @@
  * It changes one thing underneath `em.execute(sql, params)`, the raw statements of the hot
  * reads (`readViews` and each module's `*-query.ts`): outside a transaction, with query
  * logging off, the statement goes to a pooled connection through knex's client directly
- * instead of through a knex `Raw` builder and its runner (docs/decisions.md "City scale:
- * per-request cost": the builder, its runner, a query id and four events per statement cost
- * more CPU than the rest of the database call).
+ * instead of through a knex `Raw` builder and its runner (docs/decisions.md "Prepared statements, reads
+ * without a fork, the lean execute": the builder, its runner, a query id and four events per statement
+ * cost more CPU than the rest of the database call).
  *
  * What the caller sees is unchanged: the same text reaches PostgreSQL (MikroORM inlines the
  * parameters, knex numbers what is left), on a connection of the same pool (its session
@@ -233,7 +233,7 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
    * Rows of a read sent as a named prepared statement: PostgreSQL parses and analyses its text
    * once per connection (and, once its generic plan is chosen, plans it once), and each call
    * sends only the statement's name and its values instead of the whole text with the values
-   * inlined (docs/decisions.md "City scale: the home screen's statement prepared"). For long
+   * inlined (docs/decisions.md "Prepared statements, reads without a fork, the lean execute"). For long
    * statements on hot paths, whose text is the same on every call (every value a `?`).
    * Each `?` becomes `$n`; its value is sent as text and typed by where it stands, so a `?` whose
    * type PostgreSQL cannot infer needs a cast (`?::text`). Lists are refused: `execute` expands

@@ -42,7 +42,8 @@ const guarded = new Map<object, Set<string>>();
 /**
  * Puts the rule on every resolver that takes arguments, where a global middleware would also
  * wrap each plain field of each row (an async middleware dispatch per scalar): fields without
- * arguments keep a plain property read (docs/decisions.md "City scale: per-request cost"). Declared like
+ * arguments keep a plain property read (docs/decisions.md "Input: control characters, Idempotency-Key,
+ * token claims"). Declared like
  * `@UseMiddleware`, so it runs where a global one did: after `@Authorized()`, before the
  * arguments' class-validator rules. Called before each schema build; idempotent.
  */

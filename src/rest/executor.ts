@@ -3,7 +3,7 @@
  * compiled (graphql-jit, compiled once when the route table compiles); a mutation runs through
  * graphql-js's `execute`, as does everything on /graphql and the websocket.
  *
- * Why (issue 9, docs/decisions.md "City scale: executing the document"): graphql-js builds a
+ * Why (issue 9, docs/decisions.md "Executing REST rows"): graphql-js builds a
  * resolve-info object, an argument map and a path entry for each field of each row it answers
  * (the home screen: ~1 000 fields); the compiled query reads plain fields inline. Why only
  * queries: graphql-jit's coercion of input-object variables differs from graphql-js's (a

@@ -50,7 +50,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * bytes), the same 304 when the request is fresh, 204/304 without a body, HEAD without a body.
  * What it leaves out is Express's generic work for a body of unknown kind: four header reads,
  * the MIME lookup of the type, and parsing and formatting it again to add the charset
- * (docs/decisions.md "City scale: the small reads' cost over their twins").
+ * (docs/decisions.md "The gateway").
  */
 export function sendJsonText(req: Request, res: Response, status: number, text: string): void {
   if (status === 205 || res.hasHeader('Content-Type') || res.hasHeader('Transfer-Encoding') || res.hasHeader('ETag')) {

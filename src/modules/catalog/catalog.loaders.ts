@@ -78,7 +78,7 @@ export interface CatalogTreeColumns {
  * `with` clauses (after the caller's own `with st as (...)`, a one-row CTE holding the store's
  * `id`) and the select-list columns of CatalogTreeColumns: the store's active menus and, level
  * by level, exactly the rows the loaders above would read for them, in one statement
- * (docs/decisions.md "City scale: one statement per store read").
+ * (docs/decisions.md "One statement per screen and per store read").
  */
 export function catalogTreeSql(em: EntityManager): { with: string; columns: string } {
   const json = (entity: Parameters<typeof viewObject>[1], alias: keyof typeof ORDER, from: string) =>

@@ -31,7 +31,7 @@ export class CatalogResolver {
 
 // The catalog's nested lists answer synchronously what its one statement primed (batch-loader.ts
 // PrimedLoader): no promise per menu, category, product and option group for the executor to
-// wait on (docs/decisions.md "City scale: the small reads' cost over their twins").
+// wait on (docs/decisions.md "Executing REST rows").
 @Resolver(() => Menu)
 export class MenuFieldsResolver {
   @FieldResolver(() => [MenuCategory])

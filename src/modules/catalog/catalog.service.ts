@@ -1,7 +1,7 @@
 /**
  * A store's catalog for customers (spec §2.7): active menus; nested levels come from loaders.
  * Everything here is answered, never written: read-only views (src/common/row-views.ts).
- * Each read is one statement (docs/decisions.md "City scale: one statement per store read"):
+ * Each read is one statement (docs/decisions.md "One statement per screen and per store read"):
  * the catalog reads the store, "open now", its whole tree and its offers together and primes
  * the loaders of the nested fields; store products reads the store's check with its products.
  */

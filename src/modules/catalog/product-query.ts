@@ -103,7 +103,7 @@ export const PRODUCT_BLOCK_ORDER: Record<ProductBlock, (a: BlockProduct, b: Bloc
  * index (a few hundred rows whatever the city's size; an index walk in block order that
  * filtered on the stores read a row per product of the city until it met ten of theirs), each
  * block sorts them and tests visibility in that order only until it has its ten (`offset 0`
- * keeps the test above the sort). docs/decisions.md "City scale".
+ * keeps the test above the sort). docs/decisions.md "Home screen: the store blocks".
  */
 export function productBlocksCtes(stores: { sql: string; params: unknown[] }, size: number): { sql: string; params: unknown[] } {
   const block = (sqlOrder: string, extra = 'true') =>

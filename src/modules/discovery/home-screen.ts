@@ -6,8 +6,8 @@
  * block a JSON column of views (src/common/row-views.ts `viewObject`, and `viewArray` for the long
  * lists of cards and products). Nothing the cards' field
  * resolvers would read is left to a loader: "open now" and the store categories are handed to
- * theirs (`prime`), which still answer whatever was not. docs/decisions.md "City scale: the
- * home screen and search in one statement each", and "... where few stores deliver" for the
+ * theirs (`prime`), which still answer whatever was not. docs/decisions.md "One statement per screen
+ * and per store read"; docs/perf/2026-11-25-home-where-few-deliver.md for the
  * reach index's listing.
  */
 import { fromJson, fromJsonArrays, viewArray } from '../../common/row-views';

@@ -4,7 +4,7 @@ import { Entity, Index, PrimaryKey } from '@mikro-orm/core';
  * Every distinct folded name (`search_text(name)`) of the stores and of the products, kept by
  * triggers on `stores` and `products` (migration search_names): search
  * ranks names, not rows, then reads each matching name's best rows from an index
- * (docs/decisions.md "City scale: home screen and search"). A name whose rows are gone or
+ * (docs/decisions.md "Search: ranked names, one prepared statement"). A name whose rows are gone or
  * renamed stays and matches nothing. Never read through entities.
  */
 @Entity({ tableName: 'store_search_names' })

@@ -4,7 +4,7 @@
  * `storeHitsSql`, product-query.ts `productHitsSql`) and their rows, as JSON columns of views
  * (src/common/row-views.ts `viewObject`) in the hits' own order. The statement is prepared
  * (`executePrepared`; one text per limit, the term bound), so each pooled connection plans it
- * once (docs/decisions.md "City scale: search without planning").
+ * once (docs/decisions.md "Search: ranked names, one prepared statement").
  */
 import { fromJson, viewObject } from '../../common/row-views';
 import { Context } from '../../context';

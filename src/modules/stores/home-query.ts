@@ -2,8 +2,8 @@
  * The home screen's store blocks: each is the top N, in its own order, of the active stores
  * that deliver to the point. Where many stores deliver, each block walks an index in its
  * order and stops after N deliverers (bounded whatever the city's size); where few do, all of
- * them are ranked (they are few). Both give the same blocks; docs/decisions.md "City scale:
- * home screen and search".
+ * them are ranked (they are few). Both give the same blocks; docs/decisions.md "Home screen: the store
+ * blocks".
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ReachAnswers } from './reach-index';
@@ -18,7 +18,7 @@ type BlockRow = { block: StoreBlock; id: number; distance_m: number | null; ord:
 /**
  * How many index entries a block's walk reads at most, per store of the block, before the
  * blocks are ranked from every deliverer instead: the walks answer wherever one active store
- * in this many delivers (measured: docs/decisions.md). Where the reach index lists the
+ * in this many delivers (measured: docs/perf/2026-11-23-home-and-search.md). Where the reach index lists the
  * deliverers, the walks read more (HOME_WALK_MARGIN): the list says how rare they are.
  */
 export const HOME_WALK = 200;
@@ -30,8 +30,7 @@ export const HOME_WALK = 200;
  * With HOME_WALK entries per store wanted (in an order that does not depend on position) the
  * walks came back short where fewer than about stores / HOME_WALK deliver (measured short up to
  * 1.3 times that); listed points now walk as far as their rarity asks (HOME_WALK_MARGIN), and
- * the list still bounds where the box is replaced. Measured: docs/decisions.md "City scale: the
- * home screen where few stores deliver".
+ * the list still bounds where the box is replaced. Measured: docs/perf/2026-11-25-home-where-few-deliver.md.
  */
 export const HOME_LISTED_PER_WALK = 1.5;
 
@@ -42,8 +41,7 @@ export const HOME_LISTED_PER_WALK = 1.5;
  * none delivers the nearest walk alone read the box (3 000–8 000 buffers at 1 000 000 stores).
  * Above it the walks run first and almost always answer. Measured crossover (walks tried
  * against rows by id at the same points): 1 350–1 820 listed at 1 000 000 stores, ~500 at
- * 100 000 (√(3 · stores): 1 714 and 542); docs/decisions.md "City scale: the home screen where
- * few stores deliver".
+ * 100 000 (√(3 · stores): 1 714 and 542); docs/perf/2026-11-25-home-where-few-deliver.md.
  */
 export const HOME_WALKS_SKIPPED_FACTOR = 3;
 
@@ -55,7 +53,7 @@ export const HOME_WALKS_SKIPPED_FACTOR = 3;
  * city (~7 000 at 1 000 000 stores, 60–100 ms). A walk stops at its block's last store, so
  * the longer allowance costs only where the walk would come back short anyway; a walk reads
  * about stores / listed entries per store wanted whatever the city's size. Measured:
- * docs/decisions.md "City scale: the home screen where few stores deliver".
+ * docs/perf/2026-11-25-home-where-few-deliver.md.
  */
 export const HOME_WALK_MARGIN = 4;
 

@@ -97,8 +97,8 @@ export const requestInstant = (ctx: Context): Promise<Date> => requestNow(ctx).l
  * requestInstant without waiting, for the first reader of a request (nearby's resolver): the
  * request's instant is fixed now at the service's clock, unless it was fixed already (then that
  * one). Null while a `requestInstant` still waits for its batch: await that one instead. Spares
- * the loader's batch and a promise on the way in (docs/decisions.md "City scale: nearby's cost
- * over its hand-written twin").
+ * the loader's batch and a promise on the way in (docs/perf/2026-11-23-nearby.md "Nearby's cost over
+ * its hand-written twin").
  */
 export function requestInstantNow(ctx: Context): Date | null {
   const loader = requestNow(ctx);

@@ -3,7 +3,7 @@
  * positions pass one filter, without testing them one by one. A cell's stores that deliver to
  * a point for certain are such a run (the cell's stores of the largest reach), so a filtered
  * total costs a few binary searches per cell instead of a test per store in reach.
- * docs/decisions.md "City scale: nearby's CPU per request".
+ * docs/perf/2026-11-23-nearby.md "Nearby's CPU per request".
  */
 
 /** Running counts of a 0/1 column: `at[i]` stores before position i have it. */

@@ -11,8 +11,8 @@
  * it saves). A catch-up that fails (a timeout, a lost connection) is not a reason to rebuild:
  * that request and those of the next second take the SQL path, then a catch-up is tried again.
  * A copy is replaced only by one read at a later snapshot, whatever lands first.
- * docs/decisions.md "City scale: an exact total from an in-process reach index",
- * "City scale: the reach index under store edits".
+ * docs/decisions.md "Nearby: the in-process reach index",
+ * "Nearby: the reach index under store edits".
  */
 import { IsolationLevel } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -101,7 +101,8 @@ export function lastReachIndex(em: EntityManager): ReachAnswers | null {
  * in the same statement): the copy is the database at that snapshot too, since every change of
  * reach data sets the version. The copy takes it when its own is older than REFRESH_SNAPSHOT_MS
  * (so the horizon of a prune does not pass a transaction that was in progress at an old
- * snapshot, which would make the next catch-up rebuild: docs/decisions.md, risk 5).
+ * snapshot, which would make the next catch-up rebuild:
+ * docs/perf/2026-11-25-reach-index-under-edits.md, review item 5).
  */
 export function noteReachSnapshot(em: EntityManager, index: ReachAnswers, snapshot: string | undefined): void {
   const holder = holders.get(em.getConnection());
@@ -376,7 +377,8 @@ async function buildCopy(em: EntityManager): Promise<Copy> {
  * into the index's columns, sized by a count in that snapshot. A million ReachStore objects,
  * with the lists and spread copies parsing made of them, took most of the build's time and
  * gigabytes of heap at 1 000 000 stores; one result of a million arrays still left ~150 MB
- * of pages committed after the build at 100 000 (docs/decisions.md "City scale").
+ * of pages committed after the build at 100 000 (docs/perf/2026-11-23-nearby.md "The reach index's
+ * start-up at 1 000 000 stores").
  */
 async function readReachColumns(em: EntityManager): Promise<ReachColumns> {
   const raw = (sql: string) => em.getKnex().raw(sql).options({ rowMode: 'array' }).transacting(em.getTransactionContext()!);

@@ -7,7 +7,8 @@
  * distance are measured one by one. The test is PostgreSQL's (storeConditions): the chord to
  * the point against the chord of the radius. Positions and reaches are PostgreSQL's own
  * values; only the point is computed here, so a store within a micrometre of its boundary is
- * "too close to call" and the caller asks PostgreSQL instead. docs/decisions.md "City scale".
+ * "too close to call" and the caller asks PostgreSQL instead. docs/decisions.md "Nearby: the in-process
+ * reach index".
  * No database access here: reach-index.loader.ts builds and refreshes it.
  */
 
@@ -264,7 +265,8 @@ export class ReachIndex implements ReachAnswers {
     const input = Array.isArray(stores) ? columnsOf(stores) : stores;
     const n = (this.size = input.id.length);
     // Typed arrays and index permutations throughout: a million store objects sorted and
-    // copied by closures took minutes and gigabytes to index (docs/decisions.md "City scale").
+    // copied by closures took minutes and gigabytes to index (docs/perf/2026-11-23-nearby.md "The reach
+    // index's start-up at 1 000 000 stores").
     const { order, cellAt } = kdCells(input);
     const cellCount = cellAt.length - 1;
     this.cellAt = cellAt;
@@ -929,7 +931,7 @@ export function setStore(c: ReachColumns, i: number, s: Omit<ReachStore, 'timezo
  * median of its longer side (latitude or longitude, in degrees scaled to distance), and each
  * half again, until a part holds at most the target (√n/2 stores, at least CELL_TARGET). A
  * square grid put thousands of stores in one cell of a dense centre: every query there
- * measured or listed all of them (docs/decisions.md "City scale: nearby's CPU per request").
+ * measured or listed all of them (docs/perf/2026-11-23-nearby.md "Nearby's CPU per request").
  * In each cell the stores are in the order of their reach (equal reaches: as the cuts left them).
  * `order`: the input index of each position; cell c holds positions cellAt[c] .. cellAt[c+1]-1.
  */

@@ -3,8 +3,8 @@
  * last (`base`) with the stores changed since (`changed`: each one's row now, null when the
  * index no longer holds it: inactive, no position, deleted) in a small index of their own
  * (`patch`); base's rows of those stores are left out of every answer. A store edit costs a
- * read of that store's row, not of the city (docs/decisions.md "City scale: the reach index
- * under store edits"). reach-index.loader.ts builds these; no database access here.
+ * read of that store's row, not of the city (docs/decisions.md "Nearby: the reach index under store
+ * edits"). reach-index.loader.ts builds these; no database access here.
  */
 import { ReachAnswers, ReachIndex, ReachPage, ReachQuery, ReachSort, ReachStore } from './reach-index';
 

@@ -3,8 +3,8 @@
  * category, opening hours, active offers and "open now" read beside it (JSON columns), handed
  * to the loaders its fields read (DataLoader `prime`), so answering every field of the details
  * sends nothing more. Each of those was its own round trip, and on this machine a round trip
- * costs the service more CPU than anything else in the request (docs/decisions.md "City scale:
- * one statement per store read"). The fields keep their loaders: a store read anywhere else
+ * costs the service more CPU than anything else in the request (docs/decisions.md "One statement per
+ * screen and per store read"). The fields keep their loaders: a store read anywhere else
  * (lists, an order's store) loads them as before.
  */
 import { notFound } from '../../common/errors';

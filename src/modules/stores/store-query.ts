@@ -135,7 +135,8 @@ const STALE = Symbol('stale');
  * and how many match (exact). With a point, the in-process reach index counts and picks the
  * page's candidates and PostgreSQL orders those (fromReachIndex); while the index is being
  * rebuilt, SQL alone (findStoresBySql). `cardsAt`: the request's instant, to read each
- * store's card (category, open then) in the same statement. docs/decisions.md "City scale".
+ * store's card (category, open then) in the same statement. docs/decisions.md "Nearby: the in-process
+ * reach index".
  *
  * One statement when nothing was written since the copy in hand was built: the copy answers
  * and its version is checked by the page's own statement (the snapshot the page is read

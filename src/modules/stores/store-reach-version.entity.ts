@@ -33,7 +33,7 @@ export class StoreReachVersion {
  * stores of the rows whose transaction S did not see (ids from its xmax on, or in its
  * in-progress list: the xid index's ranges), not the city.
  * A row without a store means "anything may have changed" (a truncate, a bulk write): rebuild.
- * reach-index.loader.ts; docs/decisions.md "City scale: the reach index under store edits".
+ * reach-index.loader.ts; docs/decisions.md "Nearby: the reach index under store edits".
  * Never written by the ORM; pruned by age (the loader).
  */
 @Entity({ tableName: 'store_reach_changes' })
