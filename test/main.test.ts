@@ -3,6 +3,7 @@
  * the PostgreSQL server in DATABASE_URL when one is set (in a database of its own, created and
  * dropped here, so nothing is left in the shared one), else the embedded database in DATA_DIR.
  */
+import { randomBytes } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -114,7 +115,7 @@ const notJson = (lines: string[]) =>
 /** A database of the test's own on DATABASE_URL's server, dropped afterwards. */
 async function withServerDatabase<T>(serverUrl: string, use: (url: string) => Promise<T>): Promise<T> {
   const url = new URL(serverUrl);
-  const name = `${url.pathname.slice(1) || 'test'}_main_${process.pid}`;
+  const name = `${url.pathname.slice(1) || 'test'}_main_${process.pid}_${randomBytes(3).toString('hex')}`;
   await onServer(serverUrl, `drop database if exists "${name}" with (force)`);
   await onServer(serverUrl, `create database "${name}"`);
   url.pathname = `/${name}`;

@@ -76,18 +76,20 @@ describe('card journeys', () => {
     });
     expect(delivered.timeline.map((entry: { status: string }) => entry.status)).toEqual([
       'pending_acceptance',
-      'payment_authorized',
       'accepted',
       'preparing',
       'ready_for_pickup',
       'picked_up',
       'delivered',
-      'payment_captured',
+    ]);
+    expect(delivered.payment.events).toEqual([
+      { status: 'authorized', amount: 193, at: ISO },
+      { status: 'captured', amount: 193, at: ISO },
     ]);
     // Stripe's own news of the capture changes nothing more.
     const succeeded = await postWebhook(t.server, t.fake.event('payment_intent.succeeded', t.fake.intents.get(intent)!));
     expect(succeeded.body).toEqual({ received: true, outcome: 'ignored' });
-    expect((await detail(id)).timeline).toHaveLength(8);
+    expect((await detail(id)).payment.events).toHaveLength(2);
   });
 
   it('rejected by the store -> the authorisation is released', async () => {
@@ -97,12 +99,8 @@ describe('card journeys', () => {
     expect(t.fake.intents.get(intent)!.status).toBe('canceled');
     const order = await detail(id);
     expect(order.payment).toMatchObject({ status: 'released', captured_amount: 0 });
-    expect(order.timeline.map((entry: { status: string }) => entry.status)).toEqual([
-      'pending_acceptance',
-      'payment_authorized',
-      'rejected',
-      'payment_released',
-    ]);
+    expect(order.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'rejected']);
+    expect(order.payment.events.map((entry: { status: string }) => entry.status)).toEqual(['authorized', 'released']);
     expect(t.fake.calls('POST', /\/capture$/)).toHaveLength(0);
   });
 
@@ -146,7 +144,8 @@ describe('card journeys', () => {
     expect(declined.body).toEqual({ received: true, outcome: 'applied' });
     const failed = await detail(id);
     expect(failed.payment).toMatchObject({ status: 'failed', method: { code: 'card' } });
-    expect(failed.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'payment_failed']);
+    expect(failed.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance']);
+    expect(failed.payment.events.map((entry: { status: string }) => entry.status)).toEqual(['failed']);
     expect((await storeStep(id, 'accept')).status).toBe(422);
 
     const cash = await startPayment(t.server, t.w, id, 'cash');
@@ -176,7 +175,8 @@ describe('cash journey', () => {
     expect((await deliver(id)).status).toBe(200);
     const order = await detail(id);
     expect(order.payment).toMatchObject({ status: 'collected', amount: 213, captured_amount: 213, method: { code: 'cash' } });
-    expect(order.timeline.at(-1)).toEqual({ status: 'payment_collected', at: ISO });
+    expect(order.timeline.at(-1)).toEqual({ status: 'delivered', at: ISO });
+    expect(order.payment.events).toEqual([{ status: 'collected', amount: 213, at: ISO }]);
     expect(t.fake.requests).toHaveLength(0);
   });
 
@@ -215,6 +215,7 @@ describe('capture problems', () => {
     expect((await deliver(id)).status).toBe(200);
     const order = await detail(id);
     expect(order).toMatchObject({ status: 'delivered', payment: { status: 'capture_failed', captured_amount: 0 } });
-    expect(order.timeline.at(-1).status).toBe('payment_capture_failed');
+    expect(order.timeline.at(-1).status).toBe('delivered');
+    expect(order.payment.events.map((entry: { status: string }) => entry.status)).toEqual(['authorized', 'capture_failed']);
   });
 });

@@ -6,7 +6,7 @@
 import { placeOrder } from './helpers/orders';
 import { FakeStripe } from './helpers/fake-stripe';
 import { intentOf, postWebhook, startPayment, usePaymentWorld } from './helpers/payments';
-import { subscribe, wsClient } from './helpers/ws';
+import { subscribe, until, wsClient } from './helpers/ws';
 import { reconcilePayments } from '../src/modules/payments/payment-reconcile.service';
 import { createLogger } from '../src/common/logger';
 
@@ -14,7 +14,8 @@ const t = usePaymentWorld();
 
 const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const detail = async (id: number) => (await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token })).body.data;
-const statuses = async (id: number) => (await detail(id)).timeline.map((entry: { status: string }) => entry.status);
+/** The payment's history (payment.events of the detail): the timeline holds only order statuses. */
+const statuses = async (id: number) => (await detail(id)).payment.events.map((entry: { status: string }) => entry.status);
 const reconcile = () => reconcilePayments(t.server.db.orm.em.fork(), { ...t.server.app.services, logger: createLogger('silent') }, 900);
 
 /** A placed card order with its intent created (not yet confirmed). */
@@ -35,7 +36,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     const replay = await postWebhook(t.server, event);
     expect(replay.body).toEqual({ received: true, outcome: 'duplicate' });
     expect((await detail(id)).payment.status).toBe('authorized');
-    expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
+    expect(await statuses(id)).toEqual(['authorized']);
     expect(await sql(`select provider, event_id, type, outcome, payment_id from payment_webhook_events`)).toEqual([
       { provider: 'stripe', event_id: event.id, type: 'payment_intent.amount_capturable_updated', outcome: 'applied', payment_id: 1 },
     ]);
@@ -58,6 +59,66 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     expect((await postWebhook(t.server, event)).body.outcome).toBe('applied');
   });
 
+  it('answers 400 to a signature dated in the future, beyond the tolerance, and changes nothing', async () => {
+    const { id, intent } = await cardOrder();
+    const event = t.fake.event('payment_intent.amount_capturable_updated', t.fake.confirm(intent, 'authorized'));
+    const now = Math.floor(Date.now() / 1000);
+    for (const ahead of [86_400, 400]) {
+      const res = await postWebhook(t.server, event, { timestamp: now + ahead });
+      expect([ahead, res.status, res.body]).toEqual([ahead, 400, { message: 'The webhook signature is not valid.' }]);
+    }
+    expect(await sql(`select count(*)::int as n from payment_webhook_events`)).toEqual([{ n: 0 }]);
+    // A clock a little ahead of ours is within the tolerance.
+    expect((await postWebhook(t.server, event, { timestamp: now + 60 })).body.outcome).toBe('applied');
+    expect((await detail(id)).payment.status).toBe('authorized');
+  });
+
+  it('answers 400 (not 500) to a signed body that is not an event, and records nothing', async () => {
+    const { intent } = await cardOrder();
+    const object = t.fake.confirm(intent, 'authorized');
+    const bodies: unknown[] = [
+      'a JSON string',
+      42,
+      null,
+      { id: 'evt_no_data', type: 'payment_intent.succeeded' },
+      { id: 'evt_no_object', type: 'payment_intent.succeeded', data: {} },
+      { id: 'evt_string_object', type: 'payment_intent.succeeded', data: { object: 'pi_1' } },
+      { id: 'evt_numeric_type', type: 42, data: { object } },
+      { id: 7, type: 'payment_intent.succeeded', data: { object } },
+    ];
+    for (const body of bodies) {
+      const res = await postWebhook(t.server, body as Record<string, unknown>);
+      expect([body, res.status, res.body]).toEqual([body, 400, { message: 'The webhook event is malformed.' }]);
+    }
+    expect(await sql(`select count(*)::int as n from payment_webhook_events`)).toEqual([{ n: 0 }]);
+  });
+
+  it('does not attach a signed event whose metadata names another order than the payment’s', async () => {
+    const mine = await cardOrder();
+    const other = await cardOrder();
+    const authorised = t.fake.confirm(mine.intent, 'authorized');
+    const event = t.fake.event('payment_intent.amount_capturable_updated', {
+      ...authorised,
+      metadata: { ...authorised.metadata, order_id: String(other.id) },
+    });
+    expect((await postWebhook(t.server, event)).body).toEqual({ received: true, outcome: 'refused' });
+    const wrongPayment = t.fake.event('payment_intent.amount_capturable_updated', {
+      ...authorised,
+      metadata: { ...authorised.metadata, payment_id: String(other.paymentId) },
+    });
+    expect((await postWebhook(t.server, wrongPayment)).body).toEqual({ received: true, outcome: 'refused' });
+    expect((await detail(mine.id)).payment.status).toBe('pending');
+    expect((await detail(other.id)).payment.status).toBe('pending');
+    expect(await sql(`select outcome, payment_id from payment_webhook_events order by event_id`)).toEqual([
+      { outcome: 'refused', payment_id: null },
+      { outcome: 'refused', payment_id: null },
+    ]);
+    // The genuine event still applies.
+    expect((await postWebhook(t.server, t.fake.event('payment_intent.amount_capturable_updated', authorised))).body.outcome).toBe(
+      'applied',
+    );
+  });
+
   it('answers 404 for a provider that takes no webhooks', async () => {
     expect((await t.server.http.request('POST', '/api/v1/payments/webhooks/cash', undefined, { raw: '{}' })).status).toBe(404);
     expect((await t.server.http.request('POST', '/api/v1/payments/webhooks/paypal', undefined, { raw: '{}' })).status).toBe(404);
@@ -74,7 +135,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     expect(amount.body).toEqual({ received: true, outcome: 'refused' });
     expect(currency.body).toEqual({ received: true, outcome: 'refused' });
     expect((await detail(id)).payment.status).toBe('pending');
-    expect(await statuses(id)).toEqual(['pending_acceptance']);
+    expect(await statuses(id)).toEqual([]);
   });
 
   it('leaves the furthest state whatever the order of arrival', async () => {
@@ -85,7 +146,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     // Stripe sent declined, then 3-D Secure, then authorised; they arrive backwards.
     for (const event of [authorised, action, declined]) expect((await postWebhook(t.server, event)).status).toBe(200);
     expect((await detail(id)).payment.status).toBe('authorized');
-    expect(await statuses(id)).toEqual(['pending_acceptance', 'payment_authorized']);
+    expect(await statuses(id)).toEqual(['authorized']);
   });
 
   it('ignores events of payments that are not ours', async () => {
@@ -152,7 +213,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
       'applied',
     );
     expect((await detail(id)).payment).toMatchObject({ status: 'refunded', refunded_amount: 213 });
-    expect((await statuses(id)).slice(-2)).toEqual(['payment_partially_refunded', 'payment_refunded']);
+    expect((await statuses(id)).slice(-2)).toEqual(['partially_refunded', 'refunded']);
   });
 });
 
@@ -171,7 +232,7 @@ describe('reconciliation', () => {
     const placed = await placeOrder(t.server, t.w);
     const id = placed.body.data.order_id;
     t.fake.nextCreate('timeout');
-    expect((await startPayment(t.server, t.w, id, 'card')).status).toBe(500);
+    expect((await startPayment(t.server, t.w, id, 'card')).status).toBe(503);
     await t.server.http.post(`/api/v1/store/orders/${id}/reject`, { rejection_reason: 'too_busy' }, { token: t.w.owner.token });
     const [intent] = [...t.fake.intents.values()];
     expect(intent.status).toBe('canceled'); // the release found it with the same idempotency key
@@ -181,7 +242,7 @@ describe('reconciliation', () => {
 });
 
 describe('orderUpdates', () => {
-  it('streams payment events in the order’s sequence', async () => {
+  it('streams payment events in the order’s sequence and completes after the last; later payment news go to the payment', async () => {
     const { id, intent } = await cardOrder();
     const client = wsClient(t.server.wsUrl, t.w.customer.token);
     try {
@@ -199,13 +260,15 @@ describe('orderUpdates', () => {
         { seq: 2, type: 'payment', status: 'pending_acceptance', paymentStatus: 'authorized' },
         { seq: 3, type: 'status', status: 'rejected', paymentStatus: null },
       ]);
-      const timeline = (await detail(id)).timeline;
-      expect(timeline.map((entry: { status: string }) => entry.status)).toEqual([
-        'pending_acceptance',
-        'payment_authorized',
-        'rejected',
-        'payment_released',
-      ]);
+      // The release Stripe confirmed after the end is the payment's news, not the ended order's.
+      await until(async () => (await detail(id)).payment.status === 'released', 'the release');
+      const order = await detail(id);
+      expect(order.timeline.map((entry: { status: string }) => entry.status)).toEqual(['pending_acceptance', 'rejected']);
+      expect(order.payment.events.map((entry: { status: string }) => entry.status)).toEqual(['authorized', 'released']);
+      expect(order.last_event_seq).toBe(3);
+      const resumed = subscribe(client, `subscription($id: Int!) { orderUpdates(orderId: $id, afterSeq: 3) { seq } }`, { id });
+      await resumed.completed;
+      expect([resumed.events, resumed.errors]).toEqual([[], []]);
     } finally {
       await client.dispose();
     }

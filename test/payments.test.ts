@@ -101,6 +101,7 @@ describe('POST /api/v1/payments', () => {
       captured_amount: 0,
       refunded_amount: 0,
       currency: 'MAD',
+      events: [], // nothing happened to it yet
     });
     const list = await t.server.http.get('/api/v1/customer/orders', { token: t.w.customer.token });
     expect(list.body.data[0].payment).toMatchObject({ status: 'pending', amount: 213, method: { code: 'card' } });
@@ -197,22 +198,25 @@ describe('POST /api/v1/payments', () => {
     expect(await sql(`select count(*)::int as n from payments`)).toEqual([{ n: 1 }]);
   });
 
-  it('answers 500 when Stripe fails, and a retry finds the one intent (also after a timeout)', async () => {
+  it('answers 503 with Retry-After when Stripe is down; the retry with the same Idempotency-Key finds the one intent', async () => {
     const id = await newOrder();
+    const headers = { 'Idempotency-Key': 'pay-while-down' };
     t.fake.nextCreate(500);
-    const failed = await startPayment(t.server, t.w, id, 'card');
-    expect(failed.status).toBe(500);
+    const failed = await startPayment(t.server, t.w, id, 'card', headers);
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('5');
     expect(failed.body).toEqual({ message: 'The payment provider did not answer. Please try again.' });
     expect(t.fake.intents.size).toBe(0);
 
     t.fake.nextCreate('timeout');
-    const timedOut = await startPayment(t.server, t.w, id, 'card');
-    expect(timedOut.status).toBe(500);
+    const timedOut = await startPayment(t.server, t.w, id, 'card', headers);
+    expect(timedOut.status).toBe(503);
     expect(t.fake.intents.size).toBe(1); // Stripe made it; the answer was lost
 
-    const retry = await startPayment(t.server, t.w, id, 'card');
+    const retry = await startPayment(t.server, t.w, id, 'card', headers);
     expect(retry.status).toBe(201);
     expect(intentOf(retry.body)).toBe([...t.fake.intents.keys()][0]);
+    expect(await startPayment(t.server, t.w, id, 'card', headers)).toMatchObject({ status: 201, body: retry.body });
     expect(t.fake.intents.size).toBe(1);
     expect(new Set(creations().map((c) => c.idempotencyKey))).toEqual(new Set(['authorize-payment-1']));
   });
@@ -247,16 +251,13 @@ describe('GraphQL', () => {
     });
     await authorizeCard(t.server, t.fake, [...t.fake.intents.keys()][0]);
     const order = await t.server.http.graphql(
-      `query($id: Int!) { myOrder(id: $id) { payment { status amount currency } timeline { type status seq } } }`,
+      `query($id: Int!) { myOrder(id: $id) { payment { status amount currency events { status amount } } timeline { type status seq } } }`,
       { id },
       { token: t.w.customer.token },
     );
     expect(order.body.data.myOrder).toEqual({
-      payment: { status: 'authorized', amount: 213, currency: 'MAD' },
-      timeline: [
-        { type: 'status', status: 'pending_acceptance', seq: 1 },
-        { type: 'payment', status: 'payment_authorized', seq: 2 },
-      ],
+      payment: { status: 'authorized', amount: 213, currency: 'MAD', events: [{ status: 'authorized', amount: 213 }] },
+      timeline: [{ type: 'status', status: 'pending_acceptance', seq: 1 }],
     });
     const anonymous = await t.server.http.graphql(`mutation { startPayment(input: { orderId: ${id}, paymentMethodId: 2 }) { message } }`);
     expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');

@@ -67,9 +67,18 @@ describe('subscription orderUpdates', () => {
       [7, 'driver_location', 'picked_up'],
       [8, 'driver_location', 'picked_up'],
       [9, 'driver_location', 'picked_up'],
-      [10, 'status', 'delivered'],
+      // No payment was started: cash, collected by the driver, then the final status ends the stream.
+      [10, 'payment', 'delivered'],
+      [11, 'status', 'delivered'],
     ]);
     expect(sub.events[2].driverId).toBe(driver.driverId);
+    // The detail's last_event_seq is the last event the follower received; resuming there completes at once.
+    const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
+    expect(detail.body.data.last_event_seq).toBe(11);
+    expect(detail.body.data.timeline.at(-1).status).toBe('delivered');
+    const resumed = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 11 });
+    await resumed.completed;
+    expect([resumed.events, resumed.errors]).toEqual([[], []]);
     // Positions answer 6 decimals (docs/decisions.md "Coordinates in answers").
     expect(sub.events.slice(6, 9).map((e) => [e.latitude, e.longitude])).toEqual(
       path.map((p) => [roundCoordinate(p.lat), roundCoordinate(p.lng)]),

@@ -39,6 +39,8 @@ export interface ProviderPayment {
   failureMessage?: string | null;
   /** Our payment id as the provider stored it (metadata), to find a payment whose ref we lost. */
   paymentId?: number | null;
+  /** Our order id as the provider stored it (metadata): an event naming another order is not attached. */
+  orderId?: number | null;
 }
 
 export interface AuthorizeRequest {

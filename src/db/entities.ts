@@ -26,6 +26,7 @@ import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
 import { PaymentWebhookEvent } from '../modules/payments/payment-webhook-event.entity';
+import { PaymentEvent } from '../modules/payments/payment-event.entity';
 import { StoreReachChange, StoreReachVersion } from '../modules/stores/store-reach-version.entity';
 import { ProductSearchName, StoreSearchName } from '../modules/discovery/search-names.entity';
 
@@ -66,5 +67,6 @@ export const entities = [
   ProductSearchName,
   Payment,
   PaymentWebhookEvent,
+  PaymentEvent,
   RateLimitCounter,
 ];

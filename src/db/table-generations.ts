@@ -51,6 +51,7 @@ export const DATABASE_EFFECTS: Readonly<Record<string, Effects>> = {
   user_addresses: { delete: nulled('orders') },
   orders: { delete: deleted('order_items', 'order_events', 'payments') },
   order_items: { delete: deleted('order_item_extras') },
+  payments: { delete: deleted('payment_events') },
 };
 
 /** The tables `writes` reach: themselves and, transitively, what DATABASE_EFFECTS says they write. */

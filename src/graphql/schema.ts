@@ -18,7 +18,7 @@ import { AddressResolver } from '../modules/addresses/address.resolver';
 import { DriverResolver } from '../modules/drivers/driver.resolver';
 import { DispatchResolver } from '../modules/orders/dispatch.resolver';
 import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
-import { OrderPaymentFieldsResolver, PaymentResolver } from '../modules/payments/payment.resolver';
+import { OrderPaymentFieldsResolver, OrderPaymentHistoryResolver, PaymentResolver } from '../modules/payments/payment.resolver';
 import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker, markSignedInFields } from './auth-checker';
@@ -49,6 +49,7 @@ export const resolvers = [
   TrackingResolver,
   PaymentResolver,
   OrderPaymentFieldsResolver,
+  OrderPaymentHistoryResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */

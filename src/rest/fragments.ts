@@ -111,6 +111,11 @@ const ITEM = `product_id: productId product_name: productName quantity base_pric
 
 /** The order's latest payment attempt (null when none was started). */
 const ORDER_PAYMENT = `payment { id method { id code name kind } status amount captured_amount: capturedAmount refunded_amount: refundedAmount currency }`;
+/** The detail's payment also carries its history. */
+const ORDER_PAYMENT_DETAIL = `payment {
+  id method { id code name kind } status amount captured_amount: capturedAmount refunded_amount: refundedAmount currency
+  events { status amount at }
+}`;
 
 export const ORDER_SUMMARY = `
   fragment RestOrderSummary on Order {
@@ -129,7 +134,7 @@ export const ORDER_DETAIL = `
     user_address: deliveryAddress { label line1 line2 city latitude longitude instructions }
     driver { id name phone latitude longitude }
     timeline { status at }
-    ${ORDER_PAYMENT}
+    ${ORDER_PAYMENT_DETAIL}
     items {
       ${ITEM} unit_price: unitPrice special_instructions: specialInstructions
       options { id name price }

@@ -2,6 +2,7 @@
  * A real PostgreSQL per test file: a fresh database on TEST_DATABASE_URL / DATABASE_URL's
  * server when one is set, else an in-memory embedded database. The real migrations run.
  */
+import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Database, openDatabase, SessionLimits } from '../../src/db/orm';
@@ -24,12 +25,16 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
   }
 }
 
-/** The database is this process's own (pid in the name) and is dropped when closed. */
+/**
+ * The database is this process's own and is dropped when closed. The name carries a random part
+ * besides the pid: a run killed before its teardown leaves its databases behind, and a later
+ * process may reuse the pid.
+ */
 export async function openTestDatabase(serving: { poolMax?: number; limits?: SessionLimits } = {}): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (!serverUrl) return openDatabase({ ...serving });
   const url = new URL(serverUrl);
-  const name = `${url.pathname.slice(1) || 'test'}_jest_${process.pid}_${++opened}`;
+  const name = `${url.pathname.slice(1) || 'test'}_jest_${process.pid}_${++opened}_${randomBytes(3).toString('hex')}`;
   await onServer(serverUrl, `create database "${name}"`);
   url.pathname = `/${name}`;
   const db = await openDatabase({ databaseUrl: url.toString(), ...serving });

@@ -1,5 +1,5 @@
 /** The driver app over REST (not in the spec; docs/decisions.md): profile, availability, position, orders. */
-import { ORDER_DETAIL, orderStep } from '../../rest/fragments';
+import { ORDER_ACTION, ORDER_DETAIL, orderStep } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
 export const driverRoutes: RestRoute[] = [
@@ -31,5 +31,10 @@ export const driverRoutes: RestRoute[] = [
     document: `query DriverOrders { driverOrders { ...RestOrderDetail } } ${ORDER_DETAIL}`,
   },
   orderStep('/api/v1/driver/orders/:id/pickup', 'pickUpOrder'),
-  orderStep('/api/v1/driver/orders/:id/deliver', 'deliverOrder'),
+  {
+    method: 'POST',
+    path: '/api/v1/driver/orders/:id/deliver',
+    envelope: 'message',
+    document: `mutation Deliver($id: Int!, $collect_cash: Boolean) { deliverOrder(id: $id, collectCash: $collect_cash) ${ORDER_ACTION} }`,
+  },
 ];

@@ -7,6 +7,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
+import { FINAL_STATUSES } from './order-status';
 import type { Order } from './order.entity';
 
 /** Where an order's events are published: to the order, its store and its driver. */
@@ -53,6 +54,15 @@ export async function appendEvent(
     storeId: order.store_id,
     driverId: order.driver_id,
   };
+}
+
+/** The order's final status event is written: its stream is closed, nothing more is appended to it. */
+export async function orderEnded(em: EntityManager, orderId: number): Promise<boolean> {
+  const [row] = await em.execute<{ ended: boolean }[]>(
+    `select exists (select 1 from order_events where order_id = ? and type = 'status' and status in (?)) as ended`,
+    [orderId, FINAL_STATUSES],
+  );
+  return row.ended;
 }
 
 /** Publishes committed events to the order's, its store's and its driver's subscribers. */

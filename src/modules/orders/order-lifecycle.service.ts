@@ -12,7 +12,7 @@ import type { Logger } from '../../common/logger';
 import { Context, viewerOf } from '../../context';
 import { countDeliveredProducts } from '../catalog/product-query';
 import { requireDriver } from '../drivers/driver.service';
-import { onOrderTransition, settlePayments } from '../payments/payment-lifecycle';
+import { DeliveryChoice, onOrderTransition, settlePayments } from '../payments/payment-lifecycle';
 import { countDeliveredOrder } from '../stores/store.service';
 import { afterDelivery, assignDriverToOrder } from './dispatch';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
@@ -56,7 +56,14 @@ async function actorCheck(ctx: Context, by: Actor): Promise<(order: OrderParties
 }
 
 /** Runs `name` on the order for the caller; answers the order as the transaction left it. */
-async function move(ctx: Context, orderId: number, name: TransitionName, set: Record<string, unknown> = {}, after?: After): Promise<Order> {
+async function move(
+  ctx: Context,
+  orderId: number,
+  name: TransitionName,
+  set: Record<string, unknown> = {},
+  after?: After,
+  choice: DeliveryChoice = {},
+): Promise<Order> {
   const check = await actorCheck(ctx, TRANSITIONS[name].by);
   const currency = ctx.services.config.payments.currency;
   const { events, row, settle } = await ctx.em.transactional(async (tx) => {
@@ -67,7 +74,7 @@ async function move(ctx: Context, orderId: number, name: TransitionName, set: Re
     );
     if (!order) throw notFound('Order', orderId);
     check(order);
-    const moved = await transition(tx, order, name, set, currency);
+    const moved = await transition(tx, order, name, set, currency, ctx.logger, choice);
     const then = after ? await after(tx, order) : { events: [] };
     return { events: [...moved.events, ...then.events], row: then.row ?? moved.row, settle: moved.settle };
   });
@@ -87,6 +94,8 @@ async function transition(
   name: TransitionName,
   set: Record<string, unknown>,
   currency: string,
+  logger: Logger,
+  choice: DeliveryChoice = {},
 ) {
   const { from, to } = TRANSITIONS[name];
   const columns = Object.keys(set); // column names come from this module's code, never from input
@@ -100,9 +109,10 @@ async function transition(
       fields: { status: [`The order is ${order.status}; this needs it to be ${from.join(' or ')}.`] },
     });
   }
+  // The payment's part first: the status event is then the move's last, and a final one ends the order's stream.
+  const payment = await onOrderTransition(tx, order.id, name, currency, logger, choice);
   const events = [await appendEvent(tx, order.id, 'status')];
-  const payment = await onOrderTransition(tx, order.id, name, currency);
-  return { row, events: [...events, ...payment.events], settle: payment.settle };
+  return { row, events: [...payment.events, ...events], settle: payment.settle };
 }
 
 /** The nearest free online driver is assigned in the same transaction, when there is one. */
@@ -121,7 +131,9 @@ export const cancelOrder = (ctx: Context, orderId: number) => move(ctx, orderId,
 
 /** Only the driver assigned to the order picks it up and delivers it; then they take the next. */
 export const pickUpOrder = (ctx: Context, orderId: number) => move(ctx, orderId, 'pickUp');
-export const deliverOrder = (ctx: Context, orderId: number) => move(ctx, orderId, 'deliver', {}, (tx, order) => delivered(tx, order));
+/** `collectCash`: the driver states they took the total in cash (needed when the card holds no money). */
+export const deliverOrder = (ctx: Context, orderId: number, collectCash = false) =>
+  move(ctx, orderId, 'deliver', {}, (tx, order) => delivered(tx, order), { collectCash });
 
 /** Counts the delivery for "popular" and "trending", then frees the driver for the next order. */
 async function delivered(tx: EntityManager, order: OrderParties) {
@@ -160,6 +172,7 @@ export async function expireUnansweredOrders(
           'expire',
           { rejection_reason: TIMEOUT_REJECTION_REASON },
           services.config.payments.currency,
+          logger,
         ),
       );
       publishEvents(services.pubSub, events);

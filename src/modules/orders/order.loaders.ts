@@ -11,11 +11,7 @@ export const extrasOfItem = batchLoader<number, OrderItemExtra[]>(async (em, key
   groupBy(keys, await em.find(OrderItemExtra, { item: inKeys(keys) }, { orderBy: { rowId: 'asc' } }), (e) => e.item.id),
 );
 
-/** Status changes and payment news (authorised, captured...), in the order's sequence. */
+/** The statuses the order reached, in its sequence (payment news are the payment's: payment.events). */
 export const timelineEventsOfOrder = batchLoader<number, OrderEvent[]>(async (em, keys) =>
-  groupBy(
-    keys,
-    await em.find(OrderEvent, { order: inKeys(keys), type: { $in: ['status', 'payment'] } }, { orderBy: { seq: 'asc' } }),
-    (e) => e.order.id,
-  ),
+  groupBy(keys, await em.find(OrderEvent, { order: inKeys(keys), type: 'status' }, { orderBy: { seq: 'asc' } }), (e) => e.order.id),
 );

@@ -82,9 +82,16 @@ export class OrderResolver {
     return act(ctx, id, lifecycle.pickUpOrder, 'Order picked up.');
   }
 
-  @Mutation(() => OrderActionPayload)
-  deliverOrder(@Arg('id', () => Int) id: number, @Ctx() ctx: Context) {
-    return act(ctx, id, lifecycle.deliverOrder, 'Order delivered.');
+  @Mutation(() => OrderActionPayload, {
+    description:
+      'The driver hands the order over. collectCash: they took the total in cash (required when the card holds no money, refused when it does).',
+  })
+  deliverOrder(
+    @Arg('id', () => Int) id: number,
+    @Arg('collectCash', () => Boolean, { nullable: true }) collectCash: boolean | null,
+    @Ctx() ctx: Context,
+  ) {
+    return act(ctx, id, (c, i) => lifecycle.deliverOrder(c, i, collectCash ?? false), 'Order delivered.');
   }
 }
 
@@ -101,15 +108,10 @@ export class OrderFieldsResolver {
   }
 
   @FieldResolver(() => [TimelineEntry], {
-    description: 'Every status reached, and the payment news (payment_authorized, payment_captured...), with the server time, in sequence.',
+    description: "One entry per order status reached, with the server time, in sequence (the payment's history is payment.events).",
   })
   async timeline(@Root() order: Order, @Ctx() ctx: Context): Promise<TimelineEntry[]> {
-    return (await timelineEventsOfOrder(ctx).load(order.id)).map((e) => ({
-      type: e.type,
-      status: e.type === 'payment' ? `payment_${String(e.data?.paymentStatus)}` : e.status,
-      at: e.createdAt,
-      seq: e.seq,
-    }));
+    return (await timelineEventsOfOrder(ctx).load(order.id)).map((e) => ({ type: e.type, status: e.status, at: e.createdAt, seq: e.seq }));
   }
 
   @FieldResolver(() => DriverInfo, { nullable: true })

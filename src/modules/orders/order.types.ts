@@ -25,8 +25,8 @@ export class DriverInfo {
 
 @ObjectType()
 export class TimelineEntry {
-  @Field({ description: 'status (an order status) or payment (status is payment_<payment status>).' }) type!: string;
-  @Field() status!: string;
+  @Field({ description: 'Always status (kept for clients that read it).' }) type!: string;
+  @Field({ description: 'An order status.' }) status!: string;
   @Field(() => Date) at!: Date;
   @Field(() => Int) seq!: number;
 }

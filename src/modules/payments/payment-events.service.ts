@@ -25,16 +25,26 @@ export async function applyProviderEvent(
     if (claimed.length === 0) return { outcome: 'duplicate' as const, events: [], paymentId: null };
     const paymentId = event.payment ? await findPayment(tx, provider, event.payment) : null;
     if (!paymentId) return { outcome: 'ignored' as const, events: [], paymentId };
-    const { outcome, events } = await applyReport(tx, paymentId, event.payment!, deps.logger);
+    // An event whose metadata names another order than the payment's is recorded, never attached.
+    const foreign = await namesAnother(tx, paymentId, event.payment!);
+    const { outcome, events } = foreign
+      ? { outcome: 'refused' as const, events: [] }
+      : await applyReport(tx, paymentId, event.payment!, deps.logger);
     await tx.execute(`update payment_webhook_events set outcome = ?, payment_id = ? where provider = ? and event_id = ?`, [
       outcome,
-      paymentId,
+      foreign ? null : paymentId,
       provider,
       event.id,
     ]);
     return { outcome, events, paymentId };
   });
   publishEvents(deps.pubSub, result.events);
+  if (result.outcome === 'refused' && event.payment) {
+    deps.logger.error(
+      { provider, eventId: event.id, type: event.type, paymentId: result.paymentId, reported: event.payment },
+      'payment event refused: it does not match our payment (order, payment, amount or currency)',
+    );
+  }
   deps.logger.info(
     { provider, eventId: event.id, type: event.type, paymentId: result.paymentId, outcome: result.outcome },
     'payment event',
@@ -59,4 +69,11 @@ async function findPayment(tx: EntityManager, provider: string, reported: Provid
     provider,
   ]);
   return byId?.id ?? null;
+}
+
+/** The event's metadata names another order (or payment) than the one its provider id points to. */
+async function namesAnother(tx: EntityManager, paymentId: number, reported: ProviderPayment): Promise<boolean> {
+  if (!reported.orderId && !reported.paymentId) return false;
+  const [row] = await tx.execute<{ order_id: number }[]>(`select order_id from payments where id = ?`, [paymentId]);
+  return (!!reported.orderId && reported.orderId !== row.order_id) || (!!reported.paymentId && reported.paymentId !== paymentId);
 }

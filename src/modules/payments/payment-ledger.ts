@@ -6,7 +6,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../common/logger';
 import type { PaymentStatus, ProviderPayment } from '../../common/payment-provider';
-import { appendEvent, OrderEventMessage } from '../orders/order-events';
+import { appendEvent, orderEnded, OrderEventMessage } from '../orders/order-events';
+import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';
 import { isFurther, isNews } from './payment-status';
 import { toAmount } from '../../common/money';
 
@@ -49,20 +50,34 @@ export async function paymentsOfOrder(em: EntityManager, orderId: number): Promi
   return em.execute<PaymentRow[]>(`${SELECT} where p.order_id = ? order by p.id desc`, [orderId]);
 }
 
-/** One `payment` event on the order's timeline and live stream. */
-export function paymentEvent(
+/**
+ * One news of the payment: always in its history (payment_events); also on the order's live
+ * stream while the order has not ended. After its final status the order's stream is closed,
+ * so its last event stays the last one a follower receives (docs/decisions.md, "Payment history").
+ */
+export async function paymentEvent(
   tx: EntityManager,
   row: PaymentRow,
   status: PaymentStatus,
   amountCents = row.amount_cents,
-): Promise<OrderEventMessage> {
-  return appendEvent(tx, row.order_id, 'payment', {
+  extra: Record<string, unknown> = {},
+): Promise<OrderEventMessage[]> {
+  await tx.execute(`insert into payment_events (payment_id, status, amount_cents, data) values (?, ?, ?, ?)`, [
+    row.id,
+    status,
+    amountCents,
+    Object.keys(extra).length > 0 ? JSON.stringify(extra) : null,
+  ]);
+  if (await orderEnded(tx, row.order_id)) return [];
+  const event = await appendEvent(tx, row.order_id, 'payment', {
     paymentId: row.id,
     paymentStatus: status,
     method: row.method_code,
     amount: toAmount(amountCents),
     currency: row.currency,
+    ...extra,
   });
+  return [event];
 }
 
 /** Moves the payment to `status` (with extra columns) and answers its event when it is news. */
@@ -79,10 +94,13 @@ export async function setStatus(
     ...Object.values(set),
     row.id,
   ]);
-  return isNews(status, row.status) ? [await paymentEvent(tx, row, status, eventAmountCents)] : [];
+  return isNews(status, row.status) ? paymentEvent(tx, row, status, eventAmountCents) : [];
 }
 
 export type Outcome = 'applied' | 'ignored' | 'refused';
+
+/** failure_code of a card whose hold went after the order was accepted (operators count these). */
+export const HOLD_LOST = 'hold_lost_after_acceptance';
 
 /**
  * Applies a provider's report. Refuses (and logs) an amount or currency other than the
@@ -126,6 +144,17 @@ export async function applyReport(
     const stays = row.status === 'failed' || row.status === 'cancelled' ? row.status : 'cancelled';
     await setStatus(tx, row, stays, { ...set, release_requested_at: row.release_requested_at ?? new Date() });
     return { outcome: 'applied', events: [], row };
+  }
+  if (row.method_kind === 'card' && row.status === 'authorized' && !['authorized', 'captured'].includes(reported.status)) {
+    if (row.latest && !row.release_requested_at && (ACTIVE_DRIVER_STATUSES as string[]).includes(row.order_status)) {
+      // The hold went (expired, cancelled at the provider) while the order is on its way: an operator must know now.
+      logger.error(
+        { alert: 'card_money_gone', orderId: row.order_id, paymentId, orderStatus: row.order_status, reported: reported.status },
+        'the card hold of an accepted order is gone; its delivery will need cash',
+      );
+      set.failure_code = HOLD_LOST;
+      set.failure_message = `The provider reported ${reported.status} while the order was ${row.order_status}.`;
+    }
   }
   if (reported.status === 'failed' || reported.status === 'capture_failed') {
     set.failure_code = reported.failureCode ?? null;

@@ -9,9 +9,10 @@
  * left unsettled. Webhooks confirm the result.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../common/errors';
+import { AppError, invalidField } from '../../common/errors';
+import { toAmount } from '../../common/money';
 import type { Logger } from '../../common/logger';
-import { PaymentProviders, ProviderError, ProviderPayment } from '../../common/payment-provider';
+import { PaymentProviders, PaymentStatus, ProviderError, ProviderPayment } from '../../common/payment-provider';
 import type { TransitionName } from '../orders/order-status';
 import { OrderEventMessage, publishEvents } from '../orders/order-events';
 import type { AppPubSub } from '../../pubsub';
@@ -30,6 +31,8 @@ export async function onOrderTransition(
   orderId: number,
   name: TransitionName,
   currency: string,
+  logger: Logger,
+  choice: DeliveryChoice = {},
 ): Promise<PaymentHookResult> {
   switch (name) {
     case 'accept':
@@ -40,7 +43,7 @@ export async function onOrderTransition(
     case 'cancel':
       return releaseAll(tx, orderId);
     case 'deliver':
-      return takeMoney(tx, orderId, currency);
+      return takeMoney(tx, orderId, currency, logger, choice);
     default:
       return { events: [], settle: [] };
   }
@@ -72,17 +75,60 @@ async function releaseAll(tx: EntityManager, orderId: number): Promise<PaymentHo
   return result;
 }
 
-/** Card: ask for the capture. Cash (or nothing chosen, which is cash): the driver collected it. */
-async function takeMoney(tx: EntityManager, orderId: number, currency: string): Promise<PaymentHookResult> {
+/** What the driver states at delivery: `collectCash`, they took the order's total in cash. */
+export interface DeliveryChoice {
+  collectCash?: boolean;
+}
+
+/** The card payment statuses in which nothing is held or taken for the order any more. */
+const CARD_MONEY_GONE: PaymentStatus[] = [
+  'pending',
+  'requires_action',
+  'failed',
+  'cancelled',
+  'released',
+  'refunded',
+  'partially_refunded',
+];
+
+/**
+ * Card: ask for the capture. Cash (or nothing chosen, which is cash): the driver collected it.
+ * A card whose hold is gone (released, expired, refunded...) is never turned into cash silently:
+ * the delivery is refused until the driver states they collected the total in cash
+ * (`collectCash`), and operators are alerted either way (docs/decisions.md, "Card money gone
+ * before delivery").
+ */
+async function takeMoney(
+  tx: EntityManager,
+  orderId: number,
+  currency: string,
+  logger: Logger,
+  choice: DeliveryChoice,
+): Promise<PaymentHookResult> {
   const [latest] = await paymentsOfOrder(tx, orderId);
   if (latest?.status === 'authorized') {
+    if (choice.collectCash) {
+      throw invalidField('collectCash', 'The card payment is authorised: the money is taken from the card, do not collect cash.');
+    }
     await setStatus(tx, latest, 'authorized', { capture_requested_at: new Date() });
     return { events: [], settle: [latest.id] };
   }
   if (latest?.provider === 'cash' && latest.status === 'pending') {
     return { events: await setStatus(tx, latest, 'collected', { amount_captured_cents: latest.amount_cents }), settle: [] };
   }
-  if (!latest || ['failed', 'cancelled', 'released'].includes(latest.status)) {
+  const cardGone = latest?.method_kind === 'card' && CARD_MONEY_GONE.includes(latest.status);
+  if (cardGone && !choice.collectCash) {
+    logger.error(
+      { alert: CARD_MONEY_GONE_ALERT, orderId, paymentId: latest.id, paymentStatus: latest.status },
+      'delivery refused: the card payment holds no money; the driver must collect cash',
+    );
+    const due = `${toAmount(latest.amount_cents)} ${latest.currency.toUpperCase()}`;
+    throw invalidField(
+      'payment',
+      `The card payment is ${latest.status}: nothing is held for this order. Collect ${due} in cash and deliver with collect_cash: true.`,
+    );
+  }
+  if (cardGone || !latest || (latest.method_kind === 'cash' && ['failed', 'cancelled'].includes(latest.status))) {
     const [row] = await tx.execute<{ id: number }[]>(
       `insert into payments (order_id, method_id, provider, status, amount_cents, currency, amount_captured_cents)
        select o.id, m.id, m.provider, ?, o.total_cents, ?, o.total_cents from orders o, payment_methods m
@@ -90,10 +136,20 @@ async function takeMoney(tx: EntityManager, orderId: number, currency: string): 
       ['collected', latest?.currency ?? currency, orderId, 'cash'],
     );
     const created = (await lockPayment(tx, row.id))!;
-    return { events: [await paymentEvent(tx, created, 'collected')], settle: [] };
+    if (cardGone) {
+      logger.error(
+        { alert: CARD_MONEY_GONE_ALERT, orderId, paymentId: latest.id, paymentStatus: latest.status, cashPaymentId: created.id },
+        'the card payment held no money at delivery; the driver collected cash',
+      );
+    }
+    const extra = cardGone ? { choice: 'collect_cash', replaces: latest.id } : undefined;
+    return { events: await paymentEvent(tx, created, 'collected', created.amount_cents, extra), settle: [] };
   }
   return { events: [], settle: [] };
 }
+
+/** The `alert` of the error logs of a card whose money went after acceptance (one key to count them by). */
+export const CARD_MONEY_GONE_ALERT = 'card_money_gone';
 
 export interface SettleDeps {
   payments: PaymentProviders;

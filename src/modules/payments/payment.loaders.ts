@@ -1,9 +1,10 @@
-/** Batch loaders: an order's latest payment (order lists and details), methods by id. */
-import { batchLoader, byId, inKeys } from '../../common/batch-loader';
+/** Batch loaders: an order's latest payment (order lists and details), a payment's history, methods by id. */
+import { batchLoader, byId, groupBy, inKeys } from '../../common/batch-loader';
+import { PaymentEvent } from './payment-event.entity';
 import { toAmount } from '../../common/money';
 import { PaymentMethod } from './payment-method.entity';
 import { Payment } from './payment.entity';
-import type { OrderPaymentType } from './payment.types';
+import type { OrderPaymentType, PaymentEventType } from './payment.types';
 
 export const paymentMethodById = batchLoader<number, PaymentMethod | null>(async (em, keys) =>
   byId(keys, await em.find(PaymentMethod, { id: inKeys(keys) })),
@@ -28,4 +29,12 @@ export const latestPaymentOfOrder = batchLoader<number, OrderPaymentType | null>
         }
       : null;
   });
+});
+
+/** The payment's history, oldest first. */
+export const eventsOfPayment = batchLoader<number, PaymentEventType[]>(async (em, keys) => {
+  const rows = await em.find(PaymentEvent, { payment: inKeys(keys) }, { orderBy: { id: 'asc' } });
+  return groupBy(keys, rows, (e) => e.payment.id).map((events) =>
+    events.map((e) => ({ status: e.status, amount: toAmount(e.amountCents), at: e.createdAt })),
+  );
 });

@@ -3,9 +3,9 @@ import { Context } from '../../context';
 import { Order } from '../orders/order.entity';
 import { PaymentMethod } from './payment-method.entity';
 import { StartPaymentInput } from './payment.inputs';
-import { latestPaymentOfOrder, paymentMethodById } from './payment.loaders';
+import { eventsOfPayment, latestPaymentOfOrder, paymentMethodById } from './payment.loaders';
 import { listPaymentMethods, startPayment } from './payment.service';
-import { OrderPaymentType, StartPaymentPayload } from './payment.types';
+import { OrderPaymentType, PaymentEventType, StartPaymentPayload } from './payment.types';
 
 @Resolver()
 export class PaymentResolver {
@@ -40,5 +40,15 @@ export class OrderPaymentFieldsResolver {
   })
   payment(@Root() order: Order, @Ctx() ctx: Context): Promise<OrderPaymentType | null> {
     return latestPaymentOfOrder(ctx).load(order.id);
+  }
+}
+
+@Resolver(() => OrderPaymentType)
+export class OrderPaymentHistoryResolver {
+  @FieldResolver(() => [PaymentEventType], {
+    description: "The payment's history (authorised, captured, released, refunded...), oldest first.",
+  })
+  events(@Root() payment: OrderPaymentType, @Ctx() ctx: Context): Promise<PaymentEventType[]> {
+    return eventsOfPayment(ctx).load(payment.id);
   }
 }

@@ -15,6 +15,9 @@ import { applyReport, lockPayment, paymentsOfOrder, PaymentRow, setStatus } from
 import { PaymentMethod } from './payment-method.entity';
 import { LIVE_STATUSES } from './payment-status';
 
+/** Seconds a client waits before retrying a start the provider did not answer. */
+const PROVIDER_RETRY_AFTER_SECONDS = 5;
+
 /** Active methods whose provider is configured, in display order. */
 export async function listPaymentMethods(ctx: Context): Promise<PaymentMethod[]> {
   const methods = await ctx.em.find(PaymentMethod, { isActive: true }, { orderBy: { sortOrder: 'asc', id: 'asc' } });
@@ -114,7 +117,12 @@ async function authorize(ctx: Context, provider: PaymentProvider, payment: Payme
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     ctx.logger.warn({ err: error, paymentId: payment.id }, 'payment authorisation request failed');
-    if (error.transient) throw new AppError('UPSTREAM_FAILED', 'The payment provider did not answer. Please try again.');
+    // 503: nothing was decided; the client retries (with its Idempotency-Key) after Retry-After.
+    if (error.transient) {
+      throw new AppError('UNAVAILABLE', 'The payment provider did not answer. Please try again.', {
+        retryAfter: PROVIDER_RETRY_AFTER_SECONDS,
+      });
+    }
     throw invalidField('paymentMethodId', 'The payment provider refused this payment; please choose another method.');
   }
   const { events, row } = await ctx.em.transactional((tx) => applyReport(tx, payment.id, reported, ctx.logger));

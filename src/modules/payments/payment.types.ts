@@ -23,6 +23,14 @@ export class StartPaymentPayload {
   @Field(() => PaymentStartType) payment!: PaymentStartType;
 }
 
+@ObjectType('PaymentEvent', { description: 'One news of a payment (its history), oldest first.' })
+export class PaymentEventType {
+  @Field({ description: 'The payment status it reached: authorized, failed, captured, collected, released, refunded...' })
+  status!: string;
+  @Field(() => Float, { description: 'The amount it is about (the refunded total for refunds).' }) amount!: number;
+  @Field(() => Date) at!: Date;
+}
+
 @ObjectType('OrderPayment', { description: "The order's latest payment attempt." })
 export class OrderPaymentType {
   @Field(() => Int) id!: number;

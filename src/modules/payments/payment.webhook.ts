@@ -30,8 +30,12 @@ export function paymentWebhookRouter(orm: Orm, services: Services, logger: Logge
       event = provider.parseEvent(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), (name) => req.get(name));
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
-      log.warn({ provider: provider.name, err: error }, 'payment webhook refused: bad signature');
-      res.status(400).json({ message: 'The webhook signature is not valid.' });
+      const malformed = error.code === 'malformed_event';
+      log.warn(
+        { provider: provider.name, err: error },
+        malformed ? 'payment webhook refused: malformed event' : 'payment webhook refused: bad signature',
+      );
+      res.status(400).json({ message: malformed ? 'The webhook event is malformed.' : 'The webhook signature is not valid.' });
       return;
     }
     try {

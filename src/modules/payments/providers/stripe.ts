@@ -61,17 +61,31 @@ export class StripeProvider implements PaymentProvider {
     return fromIntent(await this.call(() => this.stripe.paymentIntents.retrieve(ref)));
   }
 
+  /**
+   * Checks the signature and the timestamp's age both ways (Stripe's own check refuses only old
+   * ones), then the event's shape: a signed body that is not an event is refused, not guessed at.
+   */
   parseEvent(rawBody: Buffer, header: (name: string) => string | undefined): ProviderEvent {
+    const signature = header('stripe-signature') ?? '';
+    const tolerance = this.config.webhookToleranceSeconds;
     let event: Stripe.Event;
     try {
-      const signature = header('stripe-signature') ?? '';
-      event = this.stripe.webhooks.constructEvent(rawBody, signature, this.config.webhookSecret, this.config.webhookToleranceSeconds);
+      event = this.stripe.webhooks.constructEvent(rawBody, signature, this.config.webhookSecret, tolerance);
     } catch (error) {
       throw new ProviderError(`The Stripe signature is not valid: ${(error as Error).message}`, false, 'bad_signature');
     }
-    const object = event.data.object as { object?: string };
-    if (object.object === 'payment_intent') return { id: event.id, type: event.type, payment: fromIntent(object as Stripe.PaymentIntent) };
-    if (object.object === 'charge' && event.type.startsWith('charge.refund')) {
+    const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
+    if (!(signedAt <= Date.now() / 1000 + tolerance)) {
+      throw new ProviderError(`The Stripe signature's timestamp ${signedAt} is in the future.`, false, 'bad_signature');
+    }
+    const shape = event as unknown as { id?: unknown; type?: unknown; data?: { object?: unknown } } | null;
+    const object = shape?.data?.object;
+    if (typeof shape?.id !== 'string' || typeof shape.type !== 'string' || typeof object !== 'object' || object === null) {
+      throw new ProviderError('The Stripe event is malformed: it needs a string id and type, and data.object.', false, 'malformed_event');
+    }
+    const kind = (object as { object?: unknown }).object;
+    if (kind === 'payment_intent') return { id: event.id, type: event.type, payment: fromIntent(object as Stripe.PaymentIntent) };
+    if (kind === 'charge' && event.type.startsWith('charge.refund')) {
       return { id: event.id, type: event.type, payment: fromCharge(object as Stripe.Charge) };
     }
     return { id: event.id, type: event.type, payment: null };
@@ -115,8 +129,13 @@ function fromIntent(intent: Stripe.PaymentIntent): ProviderPayment {
     amountCapturedCents: intent.amount_received ?? 0,
     failureCode: error?.decline_code ?? error?.code ?? null,
     failureMessage: error?.message ?? null,
-    paymentId: Number(intent.metadata?.payment_id) || null,
+    ...ourIds(intent.metadata),
   };
+}
+
+/** Our ids as we stored them in the provider's metadata (null when absent). */
+function ourIds(metadata: Stripe.Metadata | null | undefined): Pick<ProviderPayment, 'paymentId' | 'orderId'> {
+  return { paymentId: Number(metadata?.payment_id) || null, orderId: Number(metadata?.order_id) || null };
 }
 
 function intentStatus(intent: Stripe.PaymentIntent): ProviderPayment['status'] {
@@ -146,6 +165,6 @@ function fromCharge(charge: Stripe.Charge): ProviderPayment {
     currency: charge.currency,
     amountCapturedCents: charge.amount_captured,
     amountRefundedCents: charge.amount_refunded,
-    paymentId: Number(charge.metadata?.payment_id) || null,
+    ...ourIds(charge.metadata),
   };
 }
