@@ -13,7 +13,8 @@ import { Clock } from './common/clock';
 import { AppError, routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
-import { Orm } from './db/orm';
+import { countRequests, routeLabel, track } from './common/metrics';
+import { Orm, poolStats } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
@@ -74,7 +75,10 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // The request id first, where the context's child logger would have written it: same line.
-      logger.info({ requestId: ctx.requestId, method: req.method, path, status: res.statusCode, durationMs }, 'request');
+      logger.info(
+        { requestId: ctx.requestId, method: req.method, path, route: routeLabel(req, res, path), status: res.statusCode, durationMs },
+        'request',
+      );
     });
   };
 
@@ -84,6 +88,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const app = express();
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
+  app.use(countRequests);
+  if (config.instanceName) app.use((_req, res, next) => (res.setHeader('X-Instance', config.instanceName!), next()));
   app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders());
   app.use(cors(config.corsOrigins));
@@ -165,6 +171,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     ],
   });
   await apollo.start();
+  const untrack = track({ pool: () => poolStats(orm), websockets: () => websocket.open(), subscriptions: () => events.subscriptions() });
   app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(rest);
@@ -187,6 +194,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     services,
     listeners: (topic) => events.listeners(topic),
     async close() {
+      untrack();
       await apollo.stop();
       await events.close();
     },

@@ -11,6 +11,10 @@ export interface Config {
   env: Environment;
   host: string;
   port: number;
+  /** INSTANCE_NAME: sent as X-Instance on every answer (which instance behind a balancer answered). */
+  instanceName?: string;
+  /** METRICS_PORT: Prometheus' /metrics on this port only (main.ts); unset = not served. */
+  metrics: { port?: number; host: string };
   logLevel: string;
   /** json: one JSON object per line; pretty: coloured one-line records for a terminal. */
   logFormat: 'json' | 'pretty';
@@ -224,6 +228,9 @@ export function loadConfig(env: Env = process.env): Config {
     if (!read('DATABASE_URL')) problems.push('DATABASE_URL is required in production (the embedded database is for development)');
   }
   // auto: pretty when a person watches the terminal, JSON for log collectors; always JSON in production.
+  if (read('METRICS_PORT') !== undefined && read('METRICS_PORT') !== '0' && read('METRICS_PORT') === (read('PORT') ?? '3000')) {
+    problems.push('METRICS_PORT must differ from PORT: the metrics are never served on the public port');
+  }
   const logFormatSetting = oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto');
   if (production && logFormatSetting === 'pretty') problems.push('LOG_FORMAT=pretty is refused in production: logs are JSON there');
   const logFormat = !production && (logFormatSetting === 'pretty' || (logFormatSetting === 'auto' && isTerminal())) ? 'pretty' : 'json';
@@ -238,6 +245,11 @@ export function loadConfig(env: Env = process.env): Config {
     env: envName,
     host: read('HOST') ?? '0.0.0.0',
     port: int('PORT', 3000, 0, 65535),
+    instanceName: read('INSTANCE_NAME'),
+    metrics: {
+      port: read('METRICS_PORT') === undefined ? undefined : int('METRICS_PORT', 0, 0, 65535),
+      host: read('METRICS_HOST') ?? read('HOST') ?? '0.0.0.0',
+    },
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envName === 'test' ? 'silent' : 'info'),
     logFormat,
     graphiql: bool('GRAPHIQL_ENABLED', !production),

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './common/logger';
+import { jobDone, startMetricsServer } from './common/metrics';
 import { openDatabase } from './db/orm';
 import { seedDemoCityOnFirstStart } from './db/seed/startup';
 import { purgeExpiredAuthRecords } from './modules/auth/auth.cleanup';
@@ -39,26 +40,39 @@ async function main() {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port }, `listening on http://localhost:${port} (REST, POST /graphql, ws /graphql)`);
   for (const line of startupLines(config, port)) logger.info(line);
+  // Prometheus' text format on its own port: never the application's port, never the balancer's.
+  const metrics = config.metrics.port === undefined ? undefined : await startMetricsServer(config.metrics.port, config.metrics.host);
+  if (metrics) {
+    const bound = metrics.address();
+    logger.info({ metricsPort: typeof bound === 'object' && bound ? bound.port : config.metrics.port }, 'metrics on GET /metrics');
+  }
 
   const purge = setInterval(() => {
     purgeExpiredAuthRecords(db.orm.em.fork())
-      .then((removed) => logger.info({ removed }, 'purged expired sign-in records'))
-      .catch((error) => logger.warn({ err: error }, 'purging expired sign-in records failed'));
+      .then((removed) => (jobDone('purge_auth', true), logger.info({ removed }, 'purged expired sign-in records')))
+      .catch((error) => (jobDone('purge_auth', false), logger.warn({ err: error }, 'purging expired sign-in records failed')));
   }, HOUR_MS).unref();
 
   // Orders a store leaves unanswered are rejected; every instance may sweep, each order moves once.
   const sweepMs = Math.min(30_000, (config.orders.acceptTimeoutSeconds * 1000) / 2);
   const sweep = setInterval(() => {
     expireUnansweredOrders(db.orm.em.fork(), app.services, logger, config.orders.acceptTimeoutSeconds)
-      .then((expired) => expired > 0 && logger.info({ expired }, 'rejected orders their store did not answer'))
-      .catch((error) => logger.warn({ err: error }, 'expiring unanswered orders failed'));
+      .then(
+        (expired) => (
+          jobDone('expire_orders', true),
+          expired > 0 && logger.info({ expired }, 'rejected orders their store did not answer')
+        ),
+      )
+      .catch((error) => (jobDone('expire_orders', false), logger.warn({ err: error }, 'expiring unanswered orders failed')));
   }, sweepMs).unref();
 
   // Payments whose webhook or provider call was lost are settled by asking the provider.
   const reconcile = setInterval(() => {
     reconcilePayments(db.orm.em.fork(), { ...app.services, logger }, config.payments.reconcileAfterSeconds)
-      .then((done) => (done.settled > 0 || done.checked > 0) && logger.info(done, 'reconciled payments'))
-      .catch((error) => logger.warn({ err: error }, 'reconciling payments failed'));
+      .then(
+        (done) => (jobDone('reconcile_payments', true), (done.settled > 0 || done.checked > 0) && logger.info(done, 'reconciled payments')),
+      )
+      .catch((error) => (jobDone('reconcile_payments', false), logger.warn({ err: error }, 'reconciling payments failed')));
   }, 60_000).unref();
 
   let stopping = false;
@@ -74,6 +88,7 @@ async function main() {
     clearInterval(sweep);
     clearInterval(reconcile);
     try {
+      metrics?.close();
       await app.close();
       await db.close();
       clearTimeout(force);

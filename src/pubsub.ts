@@ -9,6 +9,7 @@ import { createPubSub, PubSub, PubSubEventTarget } from '@graphql-yoga/subscript
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import Redis from 'ioredis';
 import type { Logger } from './common/logger';
+import { eventsPublished } from './common/metrics';
 
 /** Topic -> one JSON payload; each topic's owner types its payload. */
 export type AppPubSub = PubSub<Record<string, [unknown]>>;
@@ -23,6 +24,8 @@ export interface PubSubHandle {
   tokenEvents: TokenEvents;
   /** Live subscribers of a topic on this instance (a subscription is set up once counted). */
   listeners(topic: string): number;
+  /** Live subscribers of every topic on this instance (the metrics' gauge). */
+  subscriptions(): number;
   /** Whether the bus answers now (always true in process); /readyz reports it. */
   ping(): Promise<boolean>;
   /** Whether both connections are up, without a round trip (streams poll the database when not). */
@@ -31,9 +34,13 @@ export interface PubSubHandle {
 }
 
 /** Counts the listeners the pubsub adds and removes per topic, around any event target. */
-function counting(target: Target): { target: Target; listeners: (topic: string) => number } {
+function counting(target: Target): { target: Target; listeners: (topic: string) => number; subscriptions: () => number } {
   const counts = new Map<string, number>();
-  const add = (topic: string, by: number) => counts.set(topic, (counts.get(topic) ?? 0) + by);
+  let total = 0;
+  const add = (topic: string, by: number) => {
+    counts.set(topic, (counts.get(topic) ?? 0) + by);
+    total += by;
+  };
   const counted: Target = {
     addEventListener: (topic, listener, options) => {
       add(topic, 1);
@@ -43,9 +50,12 @@ function counting(target: Target): { target: Target; listeners: (topic: string) 
       add(topic, -1);
       target.removeEventListener(topic, listener, options);
     },
-    dispatchEvent: (event) => target.dispatchEvent(event),
+    dispatchEvent: (event) => {
+      eventsPublished.inc({ topic: event.type.split(':')[0] });
+      return target.dispatchEvent(event);
+    },
   };
-  return { target: counted, listeners: (topic) => counts.get(topic) ?? 0 };
+  return { target: counted, listeners: (topic) => counts.get(topic) ?? 0, subscriptions: () => total };
 }
 
 /** Logouts travel on the same target as order events, under their own topic. */
@@ -65,11 +75,12 @@ function prefixed(target: Target, prefix: string): Target {
 
 export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = ''): PubSubHandle {
   if (!redisUrl) {
-    const { target, listeners } = counting(new EventTarget() as Target);
+    const { target, listeners, subscriptions } = counting(new EventTarget() as Target);
     return {
       pubSub: createPubSub({ eventTarget: target }),
       tokenEvents: tokenEvents(target),
       listeners,
+      subscriptions,
       ping: () => Promise.resolve(true),
       healthy: () => true,
       close: () => Promise.resolve(),
@@ -91,11 +102,12 @@ export function createAppPubSub(redisUrl?: string, logger?: Logger, prefix = '')
   guard(publishClient, 'publish');
   guard(subscribeClient, 'subscribe');
   guard(subscribeClient, 'unsubscribe');
-  const { target, listeners } = counting(prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix));
+  const { target, listeners, subscriptions } = counting(prefixed(createRedisEventTarget({ publishClient, subscribeClient }), prefix));
   return {
     pubSub: createPubSub<Record<string, [unknown]>>({ eventTarget: target }),
     tokenEvents: tokenEvents(target),
     listeners,
+    subscriptions,
     healthy: () => publishClient.status === 'ready' && subscribeClient.status === 'ready',
     // While connecting, the command waits in ioredis's queue; /readyz bounds the wait.
     async ping() {

@@ -2,6 +2,8 @@
  * The one error family. Services throw AppError subclasses; GraphQL carries `code` in
  * `extensions.code`, REST renders the spec's bodies. Anything else is an internal error.
  */
+import { rateLimitRefusals } from './metrics';
+
 export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
@@ -53,7 +55,10 @@ export class AppError extends Error {
 export const unauthenticated = (message = 'Unauthenticated.') => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message = 'This action is unauthorized.') => new AppError('FORBIDDEN', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);
-export const rateLimited = (message: string, retryAfter?: number) => new AppError('RATE_LIMITED', message, { retryAfter });
+export const rateLimited = (message: string, retryAfter?: number) => {
+  rateLimitRefusals.inc({ limit: 'request' });
+  return new AppError('RATE_LIMITED', message, { retryAfter });
+};
 
 /** The longest key or path a 404 repeats: a slug or token is far shorter; a longer one is the caller's own input echoed back. */
 const SHOWN_CHARACTERS = 64;

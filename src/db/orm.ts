@@ -92,16 +92,17 @@ export async function openDatabase(opts: {
     const poolMax = Math.min(opts.poolMax ?? 10, embedded ? embedded.maxConnections - 2 : Infinity);
     if (opts.migrate !== false && opts.limits) {
       // A migration may rightly run longer than a request may: it gets its own, unlimited pool.
-      const migrator = await MikroORM.init(ormOptions(url, 1, opts.logger));
+      // Two connections: one holds the migration lock, the other applies the migrations.
+      const migrator = await MikroORM.init(ormOptions(url, 2, opts.logger));
       try {
-        await migrator.getMigrator().up();
+        await migrateOnce(migrator, opts.logger);
       } finally {
         await migrator.close(true);
       }
     }
     const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
     if (embedded) unnamedStatementsOnly(orm);
-    if (opts.migrate !== false && !opts.limits) await orm.getMigrator().up();
+    if (opts.migrate !== false && !opts.limits) await migrateOnce(orm, opts.logger);
     return {
       orm,
       embedded: Boolean(embedded),
@@ -114,4 +115,53 @@ export async function openDatabase(opts: {
     await embedded?.stop();
     throw error;
   }
+}
+
+/** The advisory lock key every instance's migrator takes (any constant bigint; "migrate" in ASCII). */
+export const MIGRATION_LOCK_KEY = 0x6d696772617465n;
+
+/** The connection knex hands out: node-postgres's client. */
+interface PooledClient {
+  query(sql: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/**
+ * Applies the pending migrations while holding a PostgreSQL advisory lock, so that instances
+ * starting together apply each migration once: the others wait, then find nothing pending
+ * (docs/decisions.md "Migrations run once"). Returns once the schema is at least this code's:
+ * an instance serves only after it. The lock is a session lock on a connection held aside
+ * from the one the migrations run on; it goes with that session if the process dies.
+ */
+export async function migrateOnce(orm: Orm, logger?: Logger): Promise<void> {
+  const knex = orm.em.getConnection().getKnex();
+  const client = knex.client as { acquireConnection(): Promise<PooledClient>; releaseConnection(c: PooledClient): Promise<unknown> };
+  const connection = await client.acquireConnection();
+  try {
+    const key = MIGRATION_LOCK_KEY.toString();
+    const { rows } = await connection.query('select pg_try_advisory_lock($1::bigint) as locked', [key]);
+    if (!rows[0]?.locked) {
+      logger?.info({ component: 'orm' }, 'another instance is applying migrations; waiting for it');
+      await connection.query('select pg_advisory_lock($1::bigint)', [key]);
+    }
+    try {
+      await orm.getMigrator().up();
+    } finally {
+      await connection.query('select pg_advisory_unlock($1::bigint)', [key]);
+    }
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/**
+ * The serving pool's connections in use, idle, and the requests waiting for one: knex's pool is
+ * a tarn.js Pool (numUsed, numFree, numPendingAcquires are tarn's documented API), reached
+ * through knex's client; undefined if a knex version keeps it elsewhere.
+ */
+export function poolStats(orm: Orm): { used: number; free: number; pending: number } | undefined {
+  const pool = (
+    orm.em.getConnection().getKnex().client as { pool?: Partial<Record<'numUsed' | 'numFree' | 'numPendingAcquires', () => number>> }
+  ).pool;
+  if (!pool?.numUsed || !pool.numFree || !pool.numPendingAcquires) return undefined;
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
 }

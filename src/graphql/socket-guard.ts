@@ -12,6 +12,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { WebSocket } from 'ws';
 import { Config } from '../config';
 import { Logger } from '../common/logger';
+import { rateLimitRefusals } from '../common/metrics';
 import type { Viewer } from '../context';
 
 export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
@@ -52,6 +53,7 @@ export class SocketGuard {
   /** At the HTTP upgrade: refuses with 429 before any websocket exists. */
   async verifyUpgrade(ip: string): Promise<UpgradeVerdict> {
     if ((this.perIp.get(ip) ?? 0) >= this.config.maxSocketsPerIp) {
+      rateLimitRefusals.inc({ limit: 'websocket_upgrade' });
       return { ok: false, status: 429, message: 'Too many open connections from this address.' };
     }
     try {
@@ -59,6 +61,7 @@ export class SocketGuard {
       return { ok: true };
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
+      rateLimitRefusals.inc({ limit: 'websocket_upgrade' });
       return {
         ok: false,
         status: 429,
@@ -76,6 +79,7 @@ export class SocketGuard {
     this.perIp.set(ip, count);
     socket.once('close', () => this.closed(socket));
     if (count > this.config.maxSocketsPerIp) {
+      rateLimitRefusals.inc({ limit: 'websocket_per_ip' });
       socket.close(CLOSE.tooMany, 'Too many open connections from this address.');
       return;
     }
@@ -88,6 +92,7 @@ export class SocketGuard {
     if (!state) return false; // closed meanwhile
     const mine = this.perUser.get(viewer.userId) ?? new Set<WebSocket>();
     if (mine.size >= this.config.maxSocketsPerUser) {
+      rateLimitRefusals.inc({ limit: 'websocket_per_user' });
       socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
       return false;
     }

@@ -56,6 +56,9 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
       );
     },
   });
+  // The upgrade's answer names the instance too (the HTTP answers do, app.ts).
+  const instance = config.instanceName;
+  if (instance) wss.on('headers', (headers) => headers.push(`X-Instance: ${instance}`));
   const rules = [...specifiedRules, ...limitRules];
   const contextFor = (request: IncomingMessage, authorization?: string) =>
     createContext({ em, services, logger, ip: ipOf(request), authorization });
@@ -134,6 +137,8 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
     socket.on('error', (error) => logger.debug({ err: error }, 'websocket protocol error'));
   });
   return {
+    /** Websockets open now (the metrics' gauge). */
+    open: () => wss.clients.size,
     async dispose() {
       guard.dispose();
       await revocations.return?.();

@@ -103,6 +103,8 @@ export function restRouter(
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handler = async (req: Request, res: Response) => {
+      // The metrics' and the log line's route label (common/metrics.ts).
+      res.locals.route = route.path;
       const ctx = opts.context(res);
       try {
         if (route.auth) assertSignedIn(ctx);
