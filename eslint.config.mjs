@@ -21,6 +21,24 @@ export default defineConfig(
     },
   },
   {
+    // Module boundaries: services, queries, loaders and types hold the logic and the SQL; they
+    // never reach up into the transports (graphql/, rest/, a module's resolvers, REST rows and
+    // webhooks, which are the only files of a module that may).
+    files: ['src/modules/**/*.ts', 'src/common/**', 'src/db/**'],
+    ignores: ['src/modules/**/*.resolver.ts', 'src/modules/**/*.rest.ts', 'src/modules/**/*.webhook.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)(graphql|rest)/', message: 'Only resolvers, REST rows and webhooks import the transports (graphql/, rest/).' },
+            { regex: '\\.(resolver|rest)$', message: 'Only resolvers, REST rows and webhooks import resolvers or REST rows.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // End-to-end tests read JSON answers, which are untyped by nature: asserting on `res.body.data.x`
     // is the point, so the rules against touching `any` stay for the code, not for the tests.
     files: ['test/**/*.ts'],

@@ -94,17 +94,6 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   app.use(securityHeaders());
   app.use(cors(config.corsOrigins));
   app.use(noStore);
-  // A REST read (GET without a body) goes straight to its row: the layers between here and the
-  // REST router answer none of them (the probes, pages and /graphql are not under the table's
-  // /api/ and /v1/ paths, the provider webhooks are POSTs, the JSON parser has no body to read),
-  // and Express's walk through them and the table was most of the gateway's routing cost
-  // (issue 9, docs/decisions.md "City scale: the gateway's fixed cost per request").
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const hit = req.method === 'GET' && !hasBody(req) ? rest.find('GET', req.path) : undefined;
-    if (!hit) return next();
-    startRequest(req, res).then(() => rest.answer(hit, req, res, next), next);
-  });
-
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -199,9 +188,4 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       await events.close();
     },
   };
-}
-
-/** Whether the request comes with a body, as the JSON parser decides it (type-is `hasBody`). */
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
 }

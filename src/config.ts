@@ -87,7 +87,7 @@ export interface Config {
   };
   /**
    * The public REST reads' answer cache (rest/answer-cache.ts): answers kept for the rest of
-   * the second they were computed in, dropped by any write through this instance.
+   * the second they were computed in (a write is seen within a second).
    */
   readCache: { enabled: boolean; maxEntries: number; maxBytes: number };
   rateLimits: {

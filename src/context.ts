@@ -13,6 +13,7 @@ import { Clock } from './common/clock';
 import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { PaymentProviders } from './common/payment-provider';
+import type { OrderPayments } from './common/order-payments';
 import { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
 
@@ -38,6 +39,8 @@ export interface Services {
   sender: MessageSender;
   /** The configured payment providers by name (cash always; Stripe when its keys are set). */
   payments: PaymentProviders;
+  /** The payment's part of the order's moves (implemented by the payments module). */
+  orderPayments: OrderPayments;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */
   clock: Clock;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
@@ -93,18 +96,9 @@ export function viewerOf(ctx: Context): Viewer {
 /** Request ids from a caller are kept only when they look like ids (no log injection). */
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/**
- * The application EntityManager of each context createContext made, for `readerOf`, and whether
- * the context has forked its own yet.
- */
-const contextSources = new WeakMap<Context, { root: EntityManager; forked: () => boolean }>();
-
 export async function createContext(source: ContextSource): Promise<Context> {
   const requestId = source.requestId && REQUEST_ID.test(source.requestId) ? source.requestId : randomUUID();
-  // The fork is made when something first reads `ctx.em`: a fork is a unit of work, an identity
-  // map and their helpers, built and then kept through the request's round trips (garbage the
-  // scavenger copies); a public one-statement read sends its statement through `readerOf`
-  // and needs none (docs/decisions.md "City scale: the small reads' cost over their twins").
+  // The fork is made when something first reads `ctx.em`.
   let em: EntityManager | undefined;
   // The child logger is made when something logs (most requests log only their request line,
   // which app.ts writes with the request id itself): a pino child costs a few µs per request.
@@ -122,7 +116,6 @@ export async function createContext(source: ContextSource): Promise<Context> {
     services: source.services,
     loaders: new Map(),
   };
-  contextSources.set(context, { root: source.em, forked: () => em !== undefined });
   if (source.authorization) {
     try {
       context.viewer = await source.services.authenticate(context.em, source.authorization);
@@ -132,17 +125,4 @@ export async function createContext(source: ContextSource): Promise<Context> {
     }
   }
   return context;
-}
-
-/**
- * The EntityManager to send a raw read on (`execute`/`executePrepared` of a select, rows read as
- * views: nothing loaded into an identity map, nothing flushed): the request's own fork once it
- * has one (so a read inside its transaction stays in it), otherwise the application's
- * EntityManager, which sends the same statement on the same pool — and, inside a transaction
- * begun on another fork, in that transaction (MikroORM's transaction context) — without making
- * a fork for it. Contexts built by hand (`{ ...ctx, em: tx }`) read on their `em`.
- */
-export function readerOf(ctx: Context): EntityManager {
-  const source = contextSources.get(ctx);
-  return source && !source.forked() ? source.root : ctx.em;
 }

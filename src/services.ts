@@ -6,6 +6,7 @@ import { MessageSender } from './common/message-sender';
 import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
 import { authenticate } from './modules/auth/token.service';
+import { onOrderTransition, settlePayments } from './modules/payments/payment-lifecycle';
 import { createPaymentProviders } from './modules/payments/providers';
 import type { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
@@ -20,6 +21,7 @@ export function createServices(
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {
+  const payments = createPaymentProviders(config.payments);
   return {
     config,
     pubSub: bus.pubSub,
@@ -28,7 +30,11 @@ export function createServices(
     busHealthy: () => bus.healthy(),
     rateLimits,
     sender: sender ?? createMessageSender(config, logger),
-    payments: createPaymentProviders(config.payments),
+    payments,
+    orderPayments: {
+      onTransition: onOrderTransition,
+      settle: (em, log, ids) => settlePayments(em, { payments, pubSub: bus.pubSub, logger: log }, ids),
+    },
     authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
   };
 }

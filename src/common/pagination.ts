@@ -6,7 +6,7 @@ export const DEFAULT_PER_PAGE = 15;
 export const MAX_PER_PAGE = 50;
 
 /** Spec §2.5. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PageMeta {
   @Field(() => Int)
   total!: number;

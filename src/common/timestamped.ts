@@ -5,7 +5,7 @@ import { Field, ObjectType } from 'type-graphql';
  * When a row was created and last changed, set by PostgreSQL on insert and by the ORM on
  * every flush that changes the row; answered as ISO 8601 UTC. Not a table of its own.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ abstract: true })
 export abstract class Timestamped {
   @Field(() => Date)

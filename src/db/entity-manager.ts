@@ -14,11 +14,8 @@
  * before. A transaction's statements, QueryBuilders and logged statements take MikroORM's
  * path as they always did.
  */
-import { ChangeSetType, helper } from '@mikro-orm/core';
-import type { AnyEntity, Configuration, EntityData, EventSubscriber, LoggingOptions, UnitOfWork } from '@mikro-orm/core';
+import type { AnyEntity, Configuration, EntityData, LoggingOptions } from '@mikro-orm/core';
 import { EntityManager, Knex, PostgreSqlConnection, PostgreSqlDriver, QueryResult } from '@mikro-orm/postgresql';
-import { EVERY, StatementWrites, statementTargets, TableWrite, WriteKind } from './statement-targets';
-import { moveTables, reachedTables } from './table-generations';
 
 /** The parts of knex's client the lean path uses (typed `any` by knex). */
 interface KnexClient {
@@ -78,115 +75,6 @@ export function textsBuiltOnce(): (key: string, build: () => string) => string {
 
 type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
 
-/**
- * The tables' write generations (db/table-generations.ts), which the REST answer cache keeps
- * an answer by. A write moves the generations of the tables it wrote (and of those their
- * triggers and cascades write) once it is committed:
- * - a flush: its change sets' tables (entity metadata's `tableName`, a collection's pivot
- *   table), when the flush's own transaction commits, or with the transaction it runs in;
- * - a raw `execute` (below): the targets its text names (db/statement-targets.ts; a text it
- *   cannot account for moves every table), once the statement has ended outside a transaction,
- *   or with the transaction it runs in (`executePrepared` refuses anything but a read);
- * - a transaction's writes accumulate (nested ones under the root) and move when the root
- *   commits; a rollback moves nothing, nor does a transaction that wrote nothing.
- * Not seen, bounded by the cache's one-second window: a `select` that calls a writing function
- * (a statement is classed by its words), QueryBuilder writes not passed to `em.execute`,
- * `em.nativeUpdate/Delete/Insert`, `em.upsert`, `getConnection().execute`, and other
- * processes; the code base has none of the first five.
- */
-const pending = new WeakMap<object, Set<string> | typeof EVERY>();
-
-/**
- * The root of a (possibly nested) transaction: MikroORM marks a savepoint's transaction with its
- * parent under a private symbol (AbstractSqlConnection's `parentTransaction`), and runs the
- * commit events for the root only.
- */
-function rootTransaction(trx: object): object {
-  for (;;) {
-    const parent = Object.getOwnPropertySymbols(trx).find((symbol) => symbol.description === 'parentTransaction');
-    if (!parent) return trx;
-    trx = (trx as Record<symbol, object>)[parent];
-  }
-}
-
-/** Adds `writes` to what the transaction `trx` will move when it commits. */
-function writeInTransaction(trx: object, writes: StatementWrites): void {
-  const root = rootTransaction(trx);
-  const tables = pending.get(root);
-  if (tables === EVERY) return;
-  if (writes === EVERY) pending.set(root, EVERY);
-  else if (writes.length > 0) pending.set(root, reachedTables(writes, tables));
-}
-
-const KIND: Record<ChangeSetType, WriteKind> = {
-  [ChangeSetType.CREATE]: 'insert',
-  [ChangeSetType.UPDATE]: 'update',
-  [ChangeSetType.UPDATE_EARLY]: 'update',
-  [ChangeSetType.DELETE]: 'delete',
-  [ChangeSetType.DELETE_EARLY]: 'delete',
-};
-
-/** The tables a flush writes: each change set's entity table, the pivot tables of changed many-to-many collections. */
-export function flushWrites(uow: UnitOfWork): TableWrite[] {
-  const writes: TableWrite[] = uow.getChangeSets().map((cs) => ({ table: cs.meta.tableName, kind: KIND[cs.type] }));
-  for (const [entity, , , , type] of uow.getExtraUpdates()) writes.push({ table: helper(entity).__meta.tableName, kind: KIND[type] });
-  for (const collection of uow.getCollectionUpdates()) {
-    const prop = collection.property;
-    const owner = prop.owner ? prop : prop.mappedBy ? prop.targetMeta?.properties[prop.mappedBy] : undefined;
-    if (owner?.pivotTable) writes.push({ table: owner.pivotTable, kind: 'insert' }, { table: owner.pivotTable, kind: 'delete' });
-  }
-  return writes;
-}
-
-/** The subscriber of every EntityManager that moves the generations (see above). */
-export const committedWrites: EventSubscriber = {
-  // A flush inside a transaction: its writes are the transaction's (recorded before its
-  // statements run, so a failed flush in a transaction that commits anyway is counted too).
-  onFlush: ({ em, uow }) => {
-    const trx = em.getTransactionContext<Knex.Transaction>();
-    if (trx) writeInTransaction(trx, flushWrites(uow));
-  },
-  afterFlush: ({ em, uow }) => {
-    const trx = em.getTransactionContext<Knex.Transaction>();
-    if (trx) writeInTransaction(trx, flushWrites(uow));
-  },
-  afterTransactionCommit: ({ transaction, uow }) => {
-    const trx = transaction as Knex.Transaction | undefined;
-    if (!trx) return;
-    // A flush's own transaction carries its unit of work.
-    if (uow) writeInTransaction(trx, flushWrites(uow));
-    const tables = pending.get(trx);
-    pending.delete(trx);
-    if (tables) moveTables(tables);
-  },
-  afterTransactionRollback: ({ transaction }) => {
-    if (transaction) pending.delete(transaction as Knex.Transaction);
-  },
-};
-
-/**
- * What `statementTargets` said of each text `execute` sent: the texts come from code (values are
- * `?`), so the hot reads are read once; a text with values inlined goes unremembered past the cap.
- */
-const knownTexts = new Map<string, StatementWrites>();
-const MAX_KNOWN_TEXTS = 256;
-
-/** The tables a raw statement writes (none for a read); a builder is read through its SQL. */
-function executeWrites(queryOrKnex: string | Knex.QueryBuilder | Knex.Raw): StatementWrites {
-  let sql: string;
-  try {
-    sql = typeof queryOrKnex === 'string' ? queryOrKnex : queryOrKnex.toSQL().sql;
-  } catch {
-    return EVERY;
-  }
-  let writes = knownTexts.get(sql);
-  if (writes === undefined) {
-    writes = statementTargets(sql);
-    if (knownTexts.size < MAX_KNOWN_TEXTS) knownTexts.set(sql, writes);
-  }
-  return writes;
-}
-
 export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
   override async execute<T extends Result = EntityData<AnyEntity>[]>(
     queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
@@ -195,21 +83,7 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     loggerContext?: LoggingOptions,
   ): Promise<T> {
     const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
-    const writes = executeWrites(queryOrKnex);
-    if (writes !== EVERY && writes.length === 0) return this.send<T>(queryOrKnex, params, method, Boolean(trx), loggerContext);
-    // Inside a transaction, recorded before it runs: a failed statement whose transaction still
-    // commits (a caught error) is counted too.
-    if (trx) {
-      writeInTransaction(trx, writes);
-      return this.send<T>(queryOrKnex, params, method, true, loggerContext);
-    }
-    try {
-      return await this.send<T>(queryOrKnex, params, method, false, loggerContext);
-    } finally {
-      // Moved once the statement has ended, failed or not: a read that started before it then
-      // stores nothing (a failed statement changed nothing; moving costs only hits).
-      moveTables(writes === EVERY ? EVERY : reachedTables(writes));
-    }
+    return this.send<T>(queryOrKnex, params, method, Boolean(trx), loggerContext);
   }
 
   private async send<T extends Result>(
@@ -246,9 +120,6 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
       if (value !== null && typeof value === 'object')
         throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
     }
-    // Writes go through `execute`, which moves the tables' generations (the answer cache's invalidation).
-    const writes = executeWrites(sql);
-    if (writes === EVERY || writes.length > 0) throw new Error('executePrepared sends reads only (writes go through execute)');
     const config = this.config;
     if (this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query')) {
       return super.execute<T[]>(sql, params);

@@ -7,7 +7,7 @@ import { DataloaderType, MikroORM, Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
-import { AppEntityManager, committedWrites, unnamedStatementsOnly } from './entity-manager';
+import { AppEntityManager, unnamedStatementsOnly } from './entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
 
@@ -38,8 +38,6 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
     driver: PostgreSqlDriver,
     // Raw statements outside transactions take a shorter path to the pool (entity-manager.ts).
     entityManager: AppEntityManager,
-    // Counts committed transactions: the REST answer cache keeps nothing across a write.
-    subscribers: [committedWrites],
     clientUrl,
     entities,
     extensions: [Migrator],

@@ -1,7 +1,6 @@
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { VALIDATE_SETTINGS } from '../common/validation';
-import { roundCoordinatesDirectly } from '../common/coordinate-field';
 import { AdResolver } from '../modules/ads/ad.resolver';
 import { AuthResolver } from '../modules/auth/auth.resolver';
 import {
@@ -23,7 +22,6 @@ import { TrackingResolver } from '../modules/tracking/tracking.resolver';
 import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
 import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharactersInArguments } from './control-characters';
-import { callFieldResolversDirectly, readPlainFieldsDirectly } from './plain-fields';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 
 export const resolvers = [
@@ -57,15 +55,15 @@ export async function buildAppSchema(pubSub: AppPubSub = createAppPubSub().pubSu
   // One string rule for all inputs, on every field that takes arguments (after its auth check,
   // before its argument validation).
   refuseControlCharactersInArguments();
-  readPlainFieldsDirectly();
+  // Every object type declares `simpleResolvers: true` (type-graphql's own option): a plain
+  // property is read by graphql-js's default resolver, without type-graphql's per-field wrapper;
+  // getters, field resolvers and coordinates (`simple: false`, they round) keep theirs.
   const schema = await buildSchema({
     resolvers,
     authChecker,
     pubSub,
     validate: VALIDATE_SETTINGS,
   });
-  callFieldResolversDirectly(schema, resolvers);
-  roundCoordinatesDirectly(schema);
   return markSignedInFields(schema);
 }
 

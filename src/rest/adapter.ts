@@ -3,16 +3,24 @@
  * that does not validate fails the boot), then answers each request by executing its
  * document with the same context, auth and validation as /graphql.
  */
-import { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, parse, specifiedRules, validate } from 'graphql';
+import { Request, Response, Router } from 'express';
+import {
+  DocumentNode,
+  execute,
+  GraphQLInputType,
+  GraphQLSchema,
+  Kind,
+  OperationDefinitionNode,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
 import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseOptions } from '../graphql/limits';
 import { AnswerCache } from './answer-cache';
-import { rowExecutor, RowExecutor } from './executor';
 import { RestRoute } from './route';
-import { RouteHit, RouteIndex } from './route-index';
 import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError, sendJsonText } from './respond';
 import { ruleErrors } from './rule-pass';
@@ -27,8 +35,6 @@ export interface CompiledRoute extends RestRoute {
   auth: boolean;
   /** The document's variables with their schema types, resolved once (not per request). */
   variables: { name: string; type: GraphQLInputType }[];
-  /** Runs the document (src/rest/executor.ts: compiled for queries). */
-  execute: RowExecutor;
 }
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
@@ -47,7 +53,6 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       if (!declared.has(name)) problems.push(`path parameter :${name} is not a variable of the document`);
     }
     if (route.bodyVariable && !declared.has(route.bodyVariable)) problems.push(`bodyVariable $${route.bodyVariable} is not declared`);
-    if (!RouteIndex.accepts(route.path)) problems.push('the path must be made of literal segments and :name parameters');
     if (problems.length > 0) throw new Error(`REST route ${where} is invalid:\n  ${problems.join('\n  ')}`);
     const root = roots[0] as { alias?: { value: string }; name: { value: string } };
     const field = schema.getRootType(operation.operation)?.getFields()[root.name.value];
@@ -58,12 +63,6 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       name: definition.variable.name.value,
       type: variableType(schema, definition),
     }));
-    let execute: RowExecutor;
-    try {
-      execute = rowExecutor(schema, ast, operation, variables);
-    } catch (error) {
-      throw new Error(`REST route ${where} is invalid:\n  ${(error as Error).message}`, { cause: error });
-    }
     return {
       ...route,
       ast,
@@ -71,35 +70,17 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       rootKey: root.alias?.value ?? root.name.value,
       auth: field?.extensions?.[SIGNED_IN] === true,
       variables,
-      execute,
     };
   });
-}
-
-/** One row's handler: answers the request, errors included (they reach `next` only if rendering fails). */
-type RowHandler = (req: Request, res: Response) => Promise<void>;
-
-/**
- * The REST table as one Express middleware. `find` is the row an app may dispatch to itself,
- * ahead of its other middleware (app.ts): as the middleware would find it, for the same answer.
- */
-export interface RestRouter extends RequestHandler {
-  /** The row Express would pick for `method path` (a pathname), with its parameters; undefined when none (or unsure). */
-  find(method: string, path: string): RouteHit<RowHandler> | undefined;
-  /** Answers the request with the row `find` gave. */
-  answer(hit: RouteHit<RowHandler>, req: Request, res: Response, next: NextFunction): void;
 }
 
 export function restRouter(
   schema: GraphQLSchema,
   routes: CompiledRoute[],
   opts: { development: boolean; context: (res: Response) => Context; cache?: AnswerCache },
-): RestRouter {
+): Router {
   const router = Router();
   const renameFields = restFieldRenamer(schema);
-  // Every row, found by method and path without Express's linear scan of the table (rest/route-index.ts).
-  // What it does not find (HEAD, OPTIONS, a parameter that does not decode, no row) goes through the router.
-  const index = new RouteIndex<RowHandler>();
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handler = async (req: Request, res: Response) => {
@@ -110,15 +91,12 @@ export function restRouter(
         if (route.auth) assertSignedIn(ctx);
         const variableValues = await readVariables(schema, route, req);
         const answer = async () => {
-          const result = await route.execute(ctx, variableValues);
+          const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
           if (result.errors?.length) throw result.errors[0];
           // As res.json writes it (no JSON settings on the app): the same bytes, whether sent now or kept.
           return JSON.stringify(envelope(route, result.data?.[route.rootKey] as Record<string, unknown> | null));
         };
-        const body =
-          route.cache && opts.cache
-            ? await opts.cache.answer(answerKey(route, variableValues, ctx), route.cache.reads, answer)
-            : await answer();
+        const body = route.cache && opts.cache ? await opts.cache.answer(answerKey(route, variableValues, ctx), answer) : await answer();
         // res.json's own steps (its content type unless one is set, then res.send: ETag, 304, HEAD).
         sendJsonText(req, res, route.status ?? 200, body);
       } catch (error) {
@@ -126,18 +104,8 @@ export function restRouter(
       }
     };
     router[method](route.path, handler);
-    index.add(route.method, route.path, handler);
   }
-  const answer = (hit: RouteHit<RowHandler>, req: Request, res: Response, next: NextFunction) => {
-    req.params = hit.params;
-    hit.value(req, res).catch(next);
-  };
-  const middleware: RequestHandler = (req, res, next) => {
-    const hit = index.find(req.method, req.path);
-    if (hit) answer(hit, req, res, next);
-    else router(req, res, next);
-  };
-  return Object.assign(middleware, { find: (method: string, path: string) => index.find(method, path), answer });
+  return router;
 }
 
 /**

@@ -28,14 +28,11 @@ export interface RestRoute {
   /** Variables read from request headers: variable name -> header name (lower case). */
   headers?: Record<string, string>;
   /**
-   * Public reads only (GET, not signed-in): the 200 answer is kept for the rest of its second,
-   * by variables and viewer, until a write to one of the tables it `reads` (rest/answer-cache.ts).
-   * Every field it reaches may depend only on the variables, the viewer, the clock and those
-   * tables; `reads` names every table its statements read, through views and functions too
-   * (a shared set of rest/cache-reads.ts). test/cache-reads.test.ts checks the plans of what
-   * each row sends against it.
+   * Public reads only (GET, not signed-in): the 200 answer is kept for a second at most, keyed by
+   * the request (rest/answer-cache.ts). Every field it reaches may depend only on the variables,
+   * the viewer, the clock and the database.
    */
-  cache?: { reads: readonly string[] };
+  cache?: true;
 }
 // Whether a row needs a signed-in caller is not written here: it is read from its root field's
 // @Authorized() declaration (CompiledRoute.auth), so REST and GraphQL cannot disagree.

@@ -5,7 +5,7 @@ import { User } from '../users/user.entity';
 import { CoordinateField } from '../../common/coordinate-field';
 
 /** A customer's saved delivery address; checkout takes its id. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'user_addresses' })
 export class UserAddress extends Timestamped {
   @Field(() => Int)

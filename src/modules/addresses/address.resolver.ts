@@ -5,7 +5,7 @@ import { AddressInput, UpdateAddressInput } from './address.inputs';
 import { UserAddress } from './address.entity';
 import * as addresses from './address.service';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AddressPayload {
   @Field()
   message!: string;

@@ -22,8 +22,7 @@ export function activeAdsSql(em: EntityManager): string {
 
 /**
  * Switched-on ads inside their window, in display order (spec §2.3). One prepared statement
- * (`executePrepared`: parsed once per pooled connection), sent on `em` as given: the caller
- * passes `readerOf(ctx)`, so a public read makes no fork.
+ * (`executePrepared`: parsed once per pooled connection).
  */
 export async function activeAdViews(em: EntityManager): Promise<View<Ad>[]> {
   return asViews(em, Ad, await executePrepared(em, activeAdsSql(em), []));

@@ -4,7 +4,7 @@ import { Product } from '../catalog/product.entity';
 import { Store } from '../stores/store.entity';
 
 /** A home-screen banner (spec §2.3); `redirectType` tells the app what a tap opens. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'ads' })
 @Index({ properties: ['isActive', 'sortOrder'] })
 export class Ad {

@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { User } from '../users/user.entity';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class OtpChallenge {
   @Field({ description: 'The number the code went to, in E.164.' })
   phoneNumber!: string;
@@ -13,7 +13,7 @@ export class OtpChallenge {
   resendIn!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class SendOtpPayload {
   @Field()
   message!: string;
@@ -22,7 +22,7 @@ export class SendOtpPayload {
   challenge!: OtpChallenge;
 }
 
-@ObjectType({ description: 'The result of proving a phone: a token for a known user, or the way to registration.' })
+@ObjectType({ simpleResolvers: true, description: 'The result of proving a phone: a token for a known user, or the way to registration.' })
 export class AuthSession {
   @Field({ description: 'False: call completeProfile to register this phone.' })
   userExists!: boolean;
@@ -52,7 +52,7 @@ export class AuthSession {
   registrationExpiresIn!: number | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AuthPayload {
   @Field()
   message!: string;

@@ -8,7 +8,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { batchLoader, groupBy } from '../../common/batch-loader';
 import { fromJson, readViews, View, viewObject } from '../../common/row-views';
-import { Context, readerOf } from '../../context';
+import { Context } from '../../context';
 import { Menu } from './menu.entity';
 import { MenuCategory } from './menu-category.entity';
 import { ProductOptionGroup, ProductOptionValue, ProductSupplement } from './product-option.entity';
@@ -102,8 +102,7 @@ export function catalogTreeSql(em: EntityManager): { with: string; columns: stri
  * loader (DataLoader `prime`, empty lists too), so the nested fields read nothing more.
  */
 export function primeCatalogTree(ctx: Context, tree: CatalogTreeColumns): View<Menu>[] {
-  // Only metadata is read from it: no fork for it (context.ts readerOf).
-  const em = readerOf(ctx);
+  const em = ctx.em;
   const menus = fromJson(em, Menu, tree.tree_menus);
   const categories = fromJson(em, MenuCategory, tree.tree_categories);
   const products = fromJson(em, Product, tree.tree_products);

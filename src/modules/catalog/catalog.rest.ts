@@ -1,5 +1,4 @@
 /** Spec §4.3 a store's catalog and products over REST. */
-import { CATALOG_READS, STORE_PRODUCTS_READS } from '../../rest/cache-reads';
 import { OFFER, PRODUCT } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -7,7 +6,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/stores/:id/catalog',
-    cache: { reads: CATALOG_READS },
+    cache: true,
     document: `query Catalog($id: Int!) {
       catalog(storeId: $id) {
         store {
@@ -36,7 +35,7 @@ export const catalogRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/products',
-    cache: { reads: STORE_PRODUCTS_READS },
+    cache: true,
     document: `query StoreProducts($store_id: Int!) {
       storeProducts(storeId: $store_id) { ...RestProduct }
     } ${PRODUCT}`,

@@ -8,7 +8,7 @@
 import { notFound } from '../../common/errors';
 import { asViews, fromJson, View, viewColumns, viewObject } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Context, readerOf } from '../../context';
+import { Context } from '../../context';
 import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
 import { Offer } from '../offers/offer.entity';
 import { offersForStoreJson } from '../offers/offer.service';
@@ -46,12 +46,11 @@ export function catalogSql(em: EntityManager, condition: string): string {
 
 /**
  * An active store's catalog (404 otherwise), its nested levels primed. One prepared statement
- * (`executePrepared`: the key and the zones' clocks bound, parsed once per pooled connection),
- * no fork of its own: rows as views, nothing loaded or flushed (context.ts `readerOf`; as
- * store-details.ts).
+ * (`executePrepared`: the key and the zones' clocks bound, parsed once per pooled connection): rows as views, nothing
+ * loaded or flushed.
  */
 export async function catalog(ctx: Context, storeId: number): Promise<StoreCatalog> {
-  const em = readerOf(ctx);
+  const em = ctx.em;
   const { sql, param, key } = storeKeyCondition(storeId, 's');
   const [row] = await executePrepared<CatalogRow>(em, catalogSql(em, sql), [...(await openNowParams(ctx)), param]);
   if (!row) throw notFound('Store', key);
@@ -92,7 +91,7 @@ function storeProductsSql(em: EntityManager, condition: string): string {
  * are not offered). One prepared statement, no fork of its own (as store-details.ts).
  */
 export async function storeProducts(ctx: Context, storeId: number): Promise<View<Product>[]> {
-  const em = readerOf(ctx);
+  const em = ctx.em;
   const { sql, param, key } = storeKeyCondition(storeId, 's');
   const [row] = await executePrepared<{ products: object[] | null }>(em, storeProductsSql(em, sql), [param]);
   if (!row) throw notFound('Store', key);

@@ -6,7 +6,7 @@ import type { StoreCatalog } from './catalog.service';
 import { Menu } from './menu.entity';
 import { MenuCategory } from './menu-category.entity';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Catalog implements StoreCatalog {
   @Field(() => Store)
   store!: Store;
@@ -18,7 +18,7 @@ export class Catalog implements StoreCatalog {
   offers!: Offer[];
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class MenuPage {
   @Field(() => [Menu])
   menus!: Menu[];
@@ -27,7 +27,7 @@ export class MenuPage {
   meta!: PageMeta;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class MenuCategoryPage {
   @Field(() => [MenuCategory])
   menuCategories!: MenuCategory[];

@@ -10,7 +10,7 @@ import { CreateMenuInput, MenuListArgs, UpdateMenuInput } from './menu.inputs';
 import * as menus from './menu.service';
 import { Menu } from './menu.entity';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class MenuPayload {
   @Field()
   message!: string;
@@ -19,7 +19,7 @@ export class MenuPayload {
   menu!: Menu;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class MenuCategoryPayload {
   @Field()
   message!: string;

@@ -7,7 +7,7 @@ import { Menu } from './menu.entity';
  * A section of a menu (spec §2.13), e.g. "Pizzas". Belongs to a store; `menu` is optional in
  * the spec, and a category without a menu is not shown to customers until it gets one.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'menu_categories' })
 export class MenuCategory {
   /** Computed getters, never given when creating. */

@@ -3,7 +3,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { Store } from '../stores/store.entity';
 
 /** A store's menu (spec §2.12), e.g. "Lunch"; holds menu categories. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'menus' })
 export class Menu {
   @Field(() => Int)

@@ -7,7 +7,7 @@ import { Product } from './product.entity';
  * A choice the customer makes about a product ("Size"): `required` groups need at least
  * `minSelect` values (at least 1), and no group takes more than `maxSelect`.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'product_option_groups' })
 export class ProductOptionGroup {
   @Field(() => Int)
@@ -43,7 +43,7 @@ export class ProductOptionGroup {
  * What an option value and a supplement share: a name and a price added to the product's,
  * in display order. Not a table of its own.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ abstract: true })
 export abstract class PricedChoice {
   @Field(() => Int)
@@ -68,7 +68,7 @@ export abstract class PricedChoice {
 }
 
 /** One value of an option group ("Large", +2.00): the spec's ProductOptionValue. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'product_option_values' })
 export class ProductOptionValue extends PricedChoice {
   @ManyToOne(() => ProductOptionGroup, { ref: true, deleteRule: 'cascade' })
@@ -77,7 +77,7 @@ export class ProductOptionValue extends PricedChoice {
 }
 
 /** An extra that can be added to a product ("Extra cheese", +1.50): ProductSupplement. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'product_supplements' })
 export class ProductSupplement extends PricedChoice {
   @ManyToOne(() => Product, { ref: true, deleteRule: 'cascade' })

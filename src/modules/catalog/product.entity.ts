@@ -4,7 +4,7 @@ import { toAmount } from '../../common/money';
 import { Store } from '../stores/store.entity';
 import { MenuCategory } from './menu-category.entity';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'products' })
 // Home blocks walk these in order and stop after a few rows (trending, featured).
 @Index({ name: 'products_trending_index', expression: 'create index "products_trending_index" on "products" ("order_count" desc, "id")' })

@@ -1,25 +1,23 @@
 import { Args, Ctx, Query, Resolver } from 'type-graphql';
-import { argumentRules } from '../../common/argument-rules';
 import { Context } from '../../context';
 import { NearbyStoresArgs, OptionalPointArgs, SearchArgs } from './discovery.inputs';
 import { homepage, nearbyStores, search } from './discovery.service';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
 
-// The read paths' arguments take class-validator's fast path (argument-rules.ts).
 @Resolver()
 export class DiscoveryResolver {
   @Query(() => Homepage, { description: 'Home screen blocks; with a point, only stores that deliver there.' })
-  async homepage(@Args({ validateFn: argumentRules }) { lat, lng }: OptionalPointArgs, @Ctx() ctx: Context): Promise<Homepage> {
+  async homepage(@Args() { lat, lng }: OptionalPointArgs, @Ctx() ctx: Context): Promise<Homepage> {
     return homepage(ctx, lat !== undefined && lng !== undefined ? { lat, lng } : undefined);
   }
 
   @Query(() => StorePage, { description: 'Stores that deliver to the point (spec §4.3).' })
-  async nearbyStores(@Args({ validateFn: argumentRules }) args: NearbyStoresArgs, @Ctx() ctx: Context): Promise<StorePage> {
+  async nearbyStores(@Args() args: NearbyStoresArgs, @Ctx() ctx: Context): Promise<StorePage> {
     return nearbyStores(ctx, args);
   }
 
   @Query(() => SearchResult, { description: 'Stores and products by name, accent- and typo-tolerant.' })
-  async search(@Args({ validateFn: argumentRules }) { q }: SearchArgs, @Ctx() ctx: Context): Promise<SearchResult> {
+  async search(@Args() { q }: SearchArgs, @Ctx() ctx: Context): Promise<SearchResult> {
     return search(ctx, q);
   }
 }

@@ -1,5 +1,4 @@
 /** Spec §4.3 home, search and nearby over REST. */
-import { HOME_READS, NEARBY_READS, SEARCH_READS } from '../../rest/cache-reads';
 import { OFFER, PAGE_META, PRODUCT, STORE_CATEGORY, STORE_SUMMARY } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -7,7 +6,7 @@ export const discoveryRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/homepage',
-    cache: { reads: HOME_READS },
+    cache: true,
     document: `query Homepage($lat: Float, $lng: Float) {
       homepage(lat: $lat, lng: $lng) {
         main_categories: mainCategories { id name icon sort_order: sortOrder image }
@@ -25,7 +24,7 @@ export const discoveryRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/global/search',
-    cache: { reads: SEARCH_READS },
+    cache: true,
     document: `query Search($q: String!) {
       search(q: $q) {
         stores { id name logo slug rating }
@@ -36,7 +35,7 @@ export const discoveryRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/stores/nearby',
-    cache: { reads: NEARBY_READS },
+    cache: true,
     document: `query NearbyStores($lat: Float!, $lng: Float!, $radius: Int, $min_rating: Float, $free_delivery: Boolean,
         $is_open: Boolean, $has_offer: Boolean, $category_id: Int, $sort: String, $page: Int, $per_page: Int) {
       nearbyStores(lat: $lat, lng: $lng, radius: $radius, minRating: $min_rating, freeDelivery: $free_delivery,

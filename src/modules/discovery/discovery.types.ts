@@ -6,7 +6,7 @@ import { MainCategory } from '../stores/main-category.entity';
 import { StoreCategory } from '../stores/store-category.entity';
 import { Store } from '../stores/store.entity';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class StorePage {
   @Field(() => [Store])
   stores!: Store[];
@@ -16,7 +16,7 @@ export class StorePage {
 }
 
 /** The nine blocks of the home screen (spec §2.1). */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Homepage {
   @Field(() => [MainCategory])
   mainCategories!: MainCategory[];
@@ -46,7 +46,7 @@ export class Homepage {
   stores!: Store[];
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class SearchResult {
   @Field(() => [Store])
   stores!: Store[];

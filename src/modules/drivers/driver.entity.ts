@@ -8,7 +8,7 @@ import { CoordinateField } from '../../common/coordinate-field';
  * A driver profile on a user: the same phone sign-in, plus availability and position.
  * Operators create profiles (`npm run driver`).
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'drivers' })
 @Index({
   name: 'drivers_location_index',

@@ -8,7 +8,7 @@ import { Store } from '../stores/store.entity';
  * Active while now is inside [startsAt, endsAt) (open ends allowed). `discount` is a
  * percentage (docs/decisions.md).
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'offers' })
 @Index({ properties: ['store', 'endsAt'] })
 export class Offer extends Timestamped {

@@ -7,7 +7,7 @@ import { activeOffersOfStore } from './offer.loaders';
 import { Offer } from './offer.entity';
 import * as offers from './offer.service';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class OfferPayload {
   @Field()
   message!: string;

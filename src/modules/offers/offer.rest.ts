@@ -1,5 +1,4 @@
 /** Spec §4.2 offers over REST. */
-import { OFFERS_READS } from '../../rest/cache-reads';
 import { OFFER } from '../../rest/fragments';
 import { RestRoute } from '../../rest/route';
 
@@ -7,7 +6,7 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/offers',
-    cache: { reads: OFFERS_READS },
+    cache: true,
     document: `query Offers($store_id: Int) { offers(storeId: $store_id) { ...RestOffer } } ${OFFER}`,
   },
   {
@@ -26,7 +25,7 @@ export const offerRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/store/offers/:token',
-    cache: { reads: OFFERS_READS },
+    cache: true,
     document: `query Offer($token: String!) { offer(token: $token) { ...RestOffer } } ${OFFER}`,
   },
   {

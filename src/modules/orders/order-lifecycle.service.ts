@@ -9,10 +9,10 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, forbidden, notFound } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import type { DeliveryChoice, OrderPayments } from '../../common/order-payments';
 import { Context, viewerOf } from '../../context';
 import { countDeliveredProducts } from '../catalog/product-query';
 import { requireDriver } from '../drivers/driver.service';
-import { DeliveryChoice, onOrderTransition, settlePayments } from '../payments/payment-lifecycle';
 import { countDeliveredOrder } from '../stores/store.service';
 import { afterDelivery, assignDriverToOrder } from './dispatch';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
@@ -74,12 +74,12 @@ async function move(
     );
     if (!order) throw notFound('Order', orderId);
     check(order);
-    const moved = await transition(tx, order, name, set, currency, ctx.logger, choice);
+    const moved = await transition(tx, ctx.services.orderPayments, order, name, set, currency, ctx.logger, choice);
     const then = after ? await after(tx, order) : { events: [] };
     return { events: [...moved.events, ...then.events], row: then.row ?? moved.row, settle: moved.settle };
   });
   publishEvents(ctx.services.pubSub, events);
-  await settlePayments(ctx.em, { ...ctx.services, logger: ctx.logger }, settle);
+  await ctx.services.orderPayments.settle(ctx.em, ctx.logger, settle);
   // The raw UPDATE bypassed the unit of work: its RETURNING row refreshes the identity map.
   return ctx.em.map(Order, row);
 }
@@ -90,6 +90,7 @@ async function move(
  */
 async function transition(
   tx: EntityManager,
+  payments: OrderPayments,
   order: { id: number; status: string },
   name: TransitionName,
   set: Record<string, unknown>,
@@ -110,9 +111,10 @@ async function transition(
     });
   }
   // The payment's part first: the status event is then the move's last, and a final one ends the order's stream.
-  const payment = await onOrderTransition(tx, order.id, name, currency, logger, choice);
+  const payment = await payments.onTransition(tx, order.id, name, currency, logger, choice);
   const events = [await appendEvent(tx, order.id, 'status')];
-  return { row, events: [...payment.events, ...events], settle: payment.settle };
+  // The payments module writes order events through order-events.ts: they are this module's messages.
+  return { row, events: [...(payment.events as OrderEventMessage[]), ...events], settle: payment.settle };
 }
 
 /** The nearest free online driver is assigned in the same transaction, when there is one. */
@@ -153,7 +155,7 @@ async function delivered(tx: EntityManager, order: OrderParties) {
  */
 export async function expireUnansweredOrders(
   em: EntityManager,
-  services: Pick<Context['services'], 'pubSub' | 'payments' | 'config'>,
+  services: Pick<Context['services'], 'pubSub' | 'orderPayments' | 'config'>,
   logger: Logger,
   timeoutSeconds: number,
 ): Promise<number> {
@@ -168,6 +170,7 @@ export async function expireUnansweredOrders(
       const { events, settle } = await em.transactional((tx) =>
         transition(
           tx,
+          services.orderPayments,
           { id, status: from[0] },
           'expire',
           { rejection_reason: TIMEOUT_REJECTION_REASON },
@@ -176,7 +179,7 @@ export async function expireUnansweredOrders(
         ),
       );
       publishEvents(services.pubSub, events);
-      await settlePayments(em, { ...services, logger }, settle);
+      await services.orderPayments.settle(em, logger, settle);
       expired++;
     } catch (error) {
       if (!(error instanceof AppError)) throw error; // answered meanwhile: nothing to do

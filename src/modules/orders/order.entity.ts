@@ -16,7 +16,7 @@ export type OrderRow = Record<string, unknown> & { id: number };
  * An order from one store. Amounts are computed by the server at checkout and frozen; the
  * delivery address is copied so that editing a saved address never rewrites history.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'orders' })
 @Index({ properties: ['user', 'createdAt'] })
 @Index({ properties: ['store', 'status'] })
@@ -121,7 +121,7 @@ export class Order extends Timestamped {
   }
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'order_items' })
 export class OrderItem {
   @Field(() => Int)
@@ -176,7 +176,7 @@ export class OrderItem {
 }
 
 /** A chosen option value or supplement of an item, as priced at checkout. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'order_item_extras' })
 export class OrderItemExtra {
   [PrimaryKeyProp]?: 'rowId';

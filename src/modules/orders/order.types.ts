@@ -3,7 +3,7 @@ import type { PlacedOrder } from './checkout.service';
 import { Order } from './order.entity';
 import { CoordinateField } from '../../common/coordinate-field';
 
-@ObjectType({ description: 'The delivery address as it was when the order was placed.' })
+@ObjectType({ simpleResolvers: true, description: 'The delivery address as it was when the order was placed.' })
 export class OrderAddress {
   @Field() label!: string;
   @Field() line1!: string;
@@ -14,7 +14,7 @@ export class OrderAddress {
   @Field(() => String, { nullable: true }) instructions!: string | null;
 }
 
-@ObjectType({ description: 'The driver carrying the order, with their latest position.' })
+@ObjectType({ simpleResolvers: true, description: 'The driver carrying the order, with their latest position.' })
 export class DriverInfo {
   @Field(() => Int) id!: number;
   @Field() name!: string;
@@ -23,7 +23,7 @@ export class DriverInfo {
   @CoordinateField({ nullable: true }) longitude!: number | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TimelineEntry {
   @Field({ description: 'Always status (kept for clients that read it).' }) type!: string;
   @Field({ description: 'An order status.' }) status!: string;
@@ -32,20 +32,20 @@ export class TimelineEntry {
 }
 
 /** The first answer to a checkout (the service's PlacedOrder), kept for Idempotency-Key replays. */
-@ObjectType('PlacedOrder')
+@ObjectType('PlacedOrder', { simpleResolvers: true })
 export class PlacedOrderType implements PlacedOrder {
   @Field(() => Int) orderId!: number;
   @Field() status!: string;
   @Field(() => Float) total!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PlaceOrderPayload {
   @Field() message!: string;
   @Field(() => PlacedOrderType) placed!: PlacedOrder;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class OrderActionPayload {
   @Field() message!: string;
   @Field(() => Order) order!: Order;

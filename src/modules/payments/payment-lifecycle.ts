@@ -13,6 +13,7 @@ import { AppError, invalidField } from '../../common/errors';
 import { toAmount } from '../../common/money';
 import type { Logger } from '../../common/logger';
 import { PaymentProviders, PaymentStatus, ProviderError, ProviderPayment } from '../../common/payment-provider';
+import type { DeliveryChoice } from '../../common/order-payments';
 import type { TransitionName } from '../orders/order-status';
 import { OrderEventMessage, publishEvents } from '../orders/order-events';
 import type { AppPubSub } from '../../pubsub';
@@ -29,11 +30,12 @@ export interface PaymentHookResult {
 export async function onOrderTransition(
   tx: EntityManager,
   orderId: number,
-  name: TransitionName,
+  move: string,
   currency: string,
   logger: Logger,
   choice: DeliveryChoice = {},
 ): Promise<PaymentHookResult> {
+  const name = move as TransitionName;
   switch (name) {
     case 'accept':
       await requireAuthorisedCard(tx, orderId);
@@ -73,11 +75,6 @@ async function releaseAll(tx: EntityManager, orderId: number): Promise<PaymentHo
     result.settle.push(p.id);
   }
   return result;
-}
-
-/** What the driver states at delivery: `collectCash`, they took the order's total in cash. */
-export interface DeliveryChoice {
-  collectCash?: boolean;
 }
 
 /** The card payment statuses in which nothing is held or taken for the order any more. */

@@ -5,7 +5,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
  * A way to pay the platform offers (spec §4.4). Rows are platform data (the migration adds cash
  * and card); a method is listed when it is active and its provider is configured.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'payment_methods' })
 export class PaymentMethod {
   @Field(() => Int)

@@ -1,5 +1,4 @@
 /** Payments over REST (spec §4.4; paths recorded in docs/decisions.md). */
-import { PAYMENT_METHODS_READS } from '../../rest/cache-reads';
 import { RestRoute } from '../../rest/route';
 
 export const PAYMENT_METHOD = `fragment RestPaymentMethod on PaymentMethod { id code name kind icon }`;
@@ -8,7 +7,7 @@ export const paymentRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/payment-methods',
-    cache: { reads: PAYMENT_METHODS_READS },
+    cache: true,
     document: `query PaymentMethods { paymentMethods { ...RestPaymentMethod } } ${PAYMENT_METHOD}`,
   },
   {

@@ -2,7 +2,7 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { PaymentMethod } from './payment-method.entity';
 import type { PaymentStart } from './payment.service';
 
-@ObjectType('PaymentStart', { description: 'What the app does next to pay (spec §4.4 start payment).' })
+@ObjectType('PaymentStart', { simpleResolvers: true, description: 'What the app does next to pay (spec §4.4 start payment).' })
 export class PaymentStartType implements Omit<PaymentStart, 'methodId'> {
   @Field(() => Int) paymentId!: number;
   @Field(() => Int) orderId!: number;
@@ -17,13 +17,13 @@ export class PaymentStartType implements Omit<PaymentStart, 'methodId'> {
   @Field(() => String, { nullable: true }) publishableKey!: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class StartPaymentPayload {
   @Field() message!: string;
   @Field(() => PaymentStartType) payment!: PaymentStartType;
 }
 
-@ObjectType('PaymentEvent', { description: 'One news of a payment (its history), oldest first.' })
+@ObjectType('PaymentEvent', { simpleResolvers: true, description: 'One news of a payment (its history), oldest first.' })
 export class PaymentEventType {
   @Field({ description: 'The payment status it reached: authorized, failed, captured, collected, released, refunded...' })
   status!: string;
@@ -31,7 +31,7 @@ export class PaymentEventType {
   @Field(() => Date) at!: Date;
 }
 
-@ObjectType('OrderPayment', { description: "The order's latest payment attempt." })
+@ObjectType('OrderPayment', { simpleResolvers: true, description: "The order's latest payment attempt." })
 export class OrderPaymentType {
   @Field(() => Int) id!: number;
   @Field(() => PaymentMethod) method!: PaymentMethod;

@@ -8,7 +8,6 @@
 import express, { Request, Response, Router } from 'express';
 import { routeNotFound } from '../../common/errors';
 import { ProviderError } from '../../common/payment-provider';
-import { sendAppError } from '../../rest/respond';
 import type { Logger } from '../../common/logger';
 import type { Orm } from '../../db/orm';
 import type { Services } from '../../context';
@@ -22,7 +21,8 @@ export function paymentWebhookRouter(orm: Orm, services: Services, logger: Logge
   router.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: bodyLimit }), async (req: Request, res: Response) => {
     const provider = services.payments.get(String(req.params.provider));
     if (!provider?.parseEvent) {
-      sendAppError(res, routeNotFound(req.method, req.path));
+      const missing = routeNotFound(req.method, req.path);
+      res.status(missing.status).json({ message: missing.message });
       return;
     }
     let event;

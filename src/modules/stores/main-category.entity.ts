@@ -2,7 +2,7 @@ import { Entity, PrimaryKey, Property, Opt } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 
 /** Top-level filter of the home screen (spec §2.2), e.g. Food, Groceries, Pharmacy. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'main_categories' })
 export class MainCategory {
   @Field(() => Int)

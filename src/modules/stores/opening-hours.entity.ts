@@ -6,7 +6,7 @@ import { Store } from './store.entity';
  * One opening period on a weekday, in the store's own time zone. `closesAt` at or before
  * `opensAt` means the period runs past midnight into the next day (18:00–02:00).
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'store_opening_hours' })
 @Index({ properties: ['store', 'dayOfWeek'] })
 export class OpeningHours {

@@ -3,7 +3,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { MainCategory } from './main-category.entity';
 
 /** What kind of store: Pizza, Sushi, Bakery... The home screen's quick-access categories. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'store_categories' })
 export class StoreCategory {
   /** Computed getters, never given when creating. */

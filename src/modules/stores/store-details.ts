@@ -10,7 +10,7 @@
 import { notFound } from '../../common/errors';
 import { fromJson, View, viewColumns, asViews } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Context, readerOf } from '../../context';
+import { Context } from '../../context';
 import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
 import { activeOffersJson, activeOffersOfStore } from '../offers/offer.loaders';
 import { Offer } from '../offers/offer.entity';
@@ -53,11 +53,10 @@ function detailsSql(em: EntityManager, condition: string): string {
 /**
  * An active store by id or slug, its details primed; 404 otherwise. The statement is prepared
  * (`executePrepared`: each pooled connection parses and plans it once, the key and the zones'
- * clocks bound) and needs no fork of its own: rows as views, nothing loaded or flushed
- * (context.ts `readerOf`).
+ * clocks bound): rows as views, nothing loaded or flushed.
  */
 export async function getStoreDetails(ctx: Context, idOrSlug: string | number): Promise<View<Store>> {
-  const em = readerOf(ctx);
+  const em = ctx.em;
   const { sql, param, key } = storeKeyCondition(idOrSlug, 's');
   const [row] = await executePrepared<DetailsRow>(em, detailsSql(em, sql), [...(await openNowParams(ctx)), param]);
   if (!row) throw notFound('Store', key);

@@ -6,7 +6,7 @@ import { User } from '../users/user.entity';
 import { StoreCategory } from './store-category.entity';
 import { CoordinateField } from '../../common/coordinate-field';
 
-@ObjectType({ description: 'A store customers order from.' })
+@ObjectType({ simpleResolvers: true, description: 'A store customers order from.' })
 @Entity({ tableName: 'stores' })
 /** Covering and partial: nearby's count and rankings and the home blocks' nearest walk read only the index (store-query.ts, home-query.ts). */
 @Index({

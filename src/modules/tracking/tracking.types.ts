@@ -2,7 +2,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { CoordinateField } from '../../common/coordinate-field';
 import { OrderEventMessage } from '../orders/order-events';
 
-@ObjectType({ description: 'One change of an order, as streamed to subscribers.' })
+@ObjectType({ simpleResolvers: true, description: 'One change of an order, as streamed to subscribers.' })
 export class OrderUpdate {
   @Field(() => Int) orderId!: number;
   @Field(() => Int, { description: 'Per-order sequence number: resume with afterSeq.' }) seq!: number;

@@ -2,7 +2,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { Timestamped } from '../../common/timestamped';
 import { Field, Int, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'A person with an account: customer, store owner or driver.' })
+@ObjectType({ simpleResolvers: true, description: 'A person with an account: customer, store owner or driver.' })
 @Entity({ tableName: 'users' })
 export class User extends Timestamped {
   @Field(() => Int)
