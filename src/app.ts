@@ -31,10 +31,16 @@ import { createRateLimits } from './rate-limits';
 import { reachIndex } from './modules/stores/reach-index.loader';
 import { createServices, Services } from './services';
 import { paymentWebhookRouter } from './modules/payments/payment.webhook';
+import { createChannels } from './modules/notifications/channels';
+import { outboxSettings } from './modules/notifications/outbox';
+import { localeFromAcceptLanguage } from './modules/notifications/messages';
+import { OutboxWorker } from './modules/notifications/worker';
 
 export interface App {
   httpServer: http.Server;
   services: Services;
+  /** This instance's notification outbox worker (started when NOTIFICATIONS_WORKER is on). */
+  notifications: OutboxWorker;
   /** Live subscribers of a pubsub topic on this instance: a subscription is set up once counted. */
   listeners(topic: string): number;
   /** Stops accepting, drains HTTP requests and websockets. The database is the caller's. */
@@ -67,6 +73,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       ip: (config.trustProxy ? req.ip : undefined) ?? req.socket.remoteAddress ?? 'unknown',
       authorization: req.headers.authorization,
       requestId: req.get('x-request-id'),
+      locale: localeFromAcceptLanguage(req.headers['accept-language']),
     });
     res.locals.ctx = ctx;
     res.setHeader('X-Request-Id', ctx.requestId);
@@ -178,12 +185,19 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     sendError(res, error, { development, logger: ctx?.logger ?? logger.child({ path: req.path }) });
   });
 
+  outboxSettings.reminderAfterSeconds = Math.floor(config.orders.acceptTimeoutSeconds / 2);
+  const notifications = new OutboxWorker(orm.em, createChannels(config, logger), config.notifications, logger, config.payments.currency);
+  if (config.notifications.worker) notifications.start();
+
   return {
     httpServer,
     services,
+    notifications,
     listeners: (topic) => events.listeners(topic),
     async close() {
       untrack();
+      // Sends in flight finish and are recorded before the database closes (main.ts closes it after).
+      await notifications.stop();
       await apollo.stop();
       await events.close();
     },

@@ -3,6 +3,7 @@
  * with its variable name; production refuses development-only features and weak secrets.
  */
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 
 export type Environment = 'development' | 'test' | 'production';
 export type OtpSenderKind = 'log' | 'whatsapp';
@@ -98,6 +99,7 @@ export interface Config {
     ordersPerCustomerPerMinute: number;
     ordersPerIpPerMinute: number;
   };
+  notifications: NotificationsConfig;
   whatsapp: {
     apiUrl: string;
     phoneNumberId: string;
@@ -106,6 +108,26 @@ export interface Config {
     templateLanguage: string;
     timeoutMs: number;
   };
+}
+
+export interface NotificationsConfig {
+  /** Whether this instance runs an outbox worker (every instance does; tests start theirs when they need one). */
+  worker: boolean;
+  /** How often the worker looks for due rows besides the wake-up after a local commit. */
+  pollMs: number;
+  batchSize: number;
+  /** Attempts before a row is given up (status failed, the reason kept). */
+  maxAttempts: number;
+  /** The first retry's delay; each further one doubles it (with jitter), up to an hour. */
+  backoffMs: number;
+  /** A claimed row becomes claimable again after this long (its instance died mid-send). */
+  leaseSeconds: number;
+  /** Finished rows older than this are pruned. */
+  retentionDays: number;
+  /** FCM HTTP v1 when a service account is configured. */
+  fcm?: { account: ServiceAccount; apiUrl: string; tokenUrl: string; timeoutMs: number };
+  /** Approved WhatsApp template names by notification kind. */
+  whatsappTemplates: Record<string, string>;
 }
 
 export interface PaymentsConfig {
@@ -241,6 +263,31 @@ export function loadConfig(env: Env = process.env): Config {
 
   const payments = paymentsConfig(read, int, url, production, problems);
 
+  let account: ServiceAccount | undefined;
+  try {
+    account = readServiceAccount(read('FCM_SERVICE_ACCOUNT_JSON'), read('GOOGLE_APPLICATION_CREDENTIALS'));
+  } catch (error) {
+    problems.push(`FCM_SERVICE_ACCOUNT_JSON / GOOGLE_APPLICATION_CREDENTIALS: ${(error as Error).message}`);
+  }
+  const fcmApiUrl = url('FCM_API_URL', 'https://fcm.googleapis.com');
+  const fcmTokenUrl = url('FCM_TOKEN_URL', account?.token_uri ?? 'https://oauth2.googleapis.com/token');
+  const notifications: NotificationsConfig = {
+    worker: bool('NOTIFICATIONS_WORKER', envName !== 'test'),
+    pollMs: int('NOTIFICATIONS_POLL_MS', 1000, 10, 60_000),
+    batchSize: int('NOTIFICATIONS_BATCH_SIZE', 50, 1, 1000),
+    maxAttempts: int('NOTIFICATIONS_MAX_ATTEMPTS', 8, 1, 50),
+    backoffMs: int('NOTIFICATIONS_BACKOFF_MS', 2000, 1, 3_600_000),
+    leaseSeconds: int('NOTIFICATIONS_LEASE_SECONDS', 60, 1, 3600),
+    retentionDays: int('NOTIFICATIONS_RETENTION_DAYS', 14, 1, 3650),
+    fcm:
+      account && fcmApiUrl && fcmTokenUrl
+        ? { account, apiUrl: fcmApiUrl, tokenUrl: fcmTokenUrl, timeoutMs: int('FCM_TIMEOUT_MS', 10_000, 100, 120_000) }
+        : undefined,
+    whatsappTemplates: {
+      new_order: read('WHATSAPP_TEMPLATE_NEW_ORDER') ?? 'new_order',
+    },
+  };
+
   const config: Config = {
     env: envName,
     host: read('HOST') ?? '0.0.0.0',
@@ -311,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
       ordersPerCustomerPerMinute: int('ORDERS_PER_CUSTOMER_PER_MINUTE', 5, 1),
       ordersPerIpPerMinute: int('ORDERS_PER_IP_PER_MINUTE', 30, 1),
     },
+    notifications,
     whatsapp,
   };
   if (problems.length > 0) throw new ConfigError(problems);
@@ -399,4 +447,23 @@ function parseTestNumbers(raw: string | undefined, problems: string[]): Map<stri
     numbers.set(match[1], match[2]);
   }
   return numbers;
+}
+
+/** A Google service account, as its JSON key file has it. */
+export interface ServiceAccount {
+  project_id: string;
+  client_email: string;
+  private_key: string;
+  token_uri?: string;
+}
+
+/** The service account from FCM_SERVICE_ACCOUNT_JSON (the JSON itself) or the file GOOGLE_APPLICATION_CREDENTIALS names. */
+export function readServiceAccount(json: string | undefined, file: string | undefined): ServiceAccount | undefined {
+  const raw = json ?? (file ? readFileSync(file, 'utf8') : undefined);
+  if (raw === undefined) return undefined;
+  const account = JSON.parse(raw) as ServiceAccount;
+  if (!account.project_id || !account.client_email || !account.private_key) {
+    throw new Error('the service account needs project_id, client_email and private_key');
+  }
+  return account;
 }

@@ -53,6 +53,8 @@ export interface Context {
   ip: string;
   /** Set when a valid, unrevoked token came with the request. */
   viewer: Viewer | null;
+  /** The caller's language for texts sent later (notifications), from Accept-Language; null when we have none of theirs. */
+  locale?: string | null;
   /** Why a presented token was refused; thrown by operations that need a viewer. */
   authError?: AppError;
   logger: Logger;
@@ -68,6 +70,7 @@ export interface ContextSource {
   ip: string;
   authorization?: string;
   requestId?: string;
+  locale?: string | null;
 }
 
 /**
@@ -110,6 +113,7 @@ export async function createContext(source: ContextSource): Promise<Context> {
     requestId,
     ip: source.ip,
     viewer: null,
+    locale: source.locale ?? null,
     get logger() {
       return (logger ??= source.logger.child({ requestId }));
     },

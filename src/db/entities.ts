@@ -22,6 +22,8 @@ import { PromoCode, PromoRedemption } from '../modules/promos/promo-code.entity'
 import { Driver } from '../modules/drivers/driver.entity';
 import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity';
 import { OrderEvent } from '../modules/orders/order-event.entity';
+import { NotificationOutbox } from '../modules/notifications/notification.entity';
+import { NotificationPreference } from '../modules/notifications/preference.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
@@ -61,6 +63,8 @@ export const entities = [
   OrderItem,
   OrderItemExtra,
   OrderEvent,
+  NotificationOutbox,
+  NotificationPreference,
   IdempotencyKey,
   PaymentMethod,
   StoreSearchName,

@@ -23,6 +23,7 @@ import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/st
 import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharactersInArguments } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
+import { NotificationPreferenceResolver } from '../modules/notifications/preference.resolver';
 
 export const resolvers = [
   AuthResolver,
@@ -48,6 +49,7 @@ export const resolvers = [
   PaymentResolver,
   OrderPaymentFieldsResolver,
   OrderPaymentHistoryResolver,
+  NotificationPreferenceResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */

@@ -148,6 +148,7 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
     const raw = header ? req.get(header) : name === route.bodyVariable ? body : name in body ? body[name] : query[name];
     const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
     if (value !== undefined) variables[name] = value;
+    if (route.strictBody && name === route.bodyVariable) reader.refuseUnknownKeys(raw, type, '');
   }
   // The shared string rule of every resolver (graphql/control-characters.ts), applied here
   // first so that a path parameter or header is named as the client sent it.

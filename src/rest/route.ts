@@ -25,6 +25,8 @@ export interface RestRoute {
   envelope?: 'data' | 'message' | 'none';
   /** The variable that receives the whole JSON body (input objects). */
   bodyVariable?: string;
+  /** The body's keys the input type does not have are refused (422 naming each) instead of ignored. */
+  strictBody?: boolean;
   /** Variables read from request headers: variable name -> header name (lower case). */
   headers?: Record<string, string>;
   /**

@@ -101,6 +101,24 @@ export class VariableReader {
     }
   }
 
+  /** Records every key of `value` that its input type does not have (at any depth), by its path. */
+  refuseUnknownKeys(value: unknown, type: GraphQLInputType, path: string): void {
+    if (isNonNullType(type)) return this.refuseUnknownKeys(value, type.ofType, path);
+    if (isListType(type)) {
+      if (Array.isArray(value)) value.forEach((item, i) => this.refuseUnknownKeys(item, type.ofType, `${path}.${i}`));
+      return;
+    }
+    if (!isInputObjectType(type) || typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    const fields = type.getFields();
+    const byRestName = new Map(Object.entries(fields).map(([name, field]) => [snakeCase(name), field]));
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const field = byRestName.get(key) ?? fields[key];
+      const at = path ? `${path}.${key}` : key;
+      if (!field) this.fail(at, `Unknown field ${at}.`);
+      else this.refuseUnknownKeys(item, field.type, at);
+    }
+  }
+
   private fail(path: string, message: string): undefined {
     (this.errors[path] ??= []).push(message);
     return undefined;

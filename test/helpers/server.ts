@@ -84,7 +84,10 @@ export async function startTestServer(
     whatsapp,
     async reset() {
       whatsapp.reset();
+      // The outbox worker pauses while the tables are emptied (no row of the last test is sent into the next).
+      await app.notifications.stop();
       await emptyTables(db);
+      if (config.notifications.worker) app.notifications.start();
     },
     async close() {
       await app.close();

@@ -1,5 +1,5 @@
 import { Field, InputType } from 'type-graphql';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 @InputType()
 export class SendOtpInput {
@@ -17,10 +17,12 @@ export class DeviceFields {
   @MaxLength(255)
   deviceId?: string | null;
 
+  /** An FCM registration token (Android and iOS): 1–512 characters of letters, digits and `_ - : .` */
   @Field(() => String, { nullable: true })
   @IsOptional()
   @IsString()
-  @MaxLength(4096)
+  @MaxLength(512)
+  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'pushToken must be an FCM registration token (letters, digits, _ - : . only)' })
   pushToken?: string | null;
 }
 

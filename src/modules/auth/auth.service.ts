@@ -8,7 +8,7 @@ import { AppError, conflict, forbidden, invalidField } from '../../common/errors
 import { normalizePhone } from '../../common/phone';
 import { Context, viewerOf } from '../../context';
 import { User } from '../users/user.entity';
-import { findUserByPhone, getUser, rememberDevice } from '../users/user.service';
+import { findUserByPhone, forgetDevicePushToken, getUser, rememberDevice } from '../users/user.service';
 import { consumeCode, issueCode, withdrawCode } from './otp.service';
 import { IssuedToken, issueToken, revokeToken } from './token.service';
 
@@ -54,8 +54,9 @@ export async function verifyOtp(ctx: Context, input: { phoneNumber: string; veri
   await consumeCode(ctx, phoneNumber, input.verificationCode.trim());
   const user = await findUserByPhone(ctx, phoneNumber);
   if (user) {
-    await rememberDevice(ctx.em, user.id, input);
-    return { userExists: true, phoneNumber, token: issueToken(ctx, user.id), user };
+    const token = issueToken(ctx, user.id);
+    await rememberDevice(ctx.em, user.id, { ...input, locale: ctx.locale, tokenId: token.tokenId });
+    return { userExists: true, phoneNumber, token, user };
   }
   // The phone is proven to this caller: only the holder of this token may register it, once,
   // within the verification window. A later verification replaces the token.
@@ -90,6 +91,7 @@ export async function completeProfile(
   // A spent token registered this phone already: a double-submitted form, not a stranger.
   if (verification.used || (await findUserByPhone(ctx, phoneNumber))) throw exists;
   try {
+    let token: IssuedToken | undefined;
     const user = await ctx.em.transactional(async (tx) => {
       const spent = await tx.execute(
         `update phone_verifications set used_at = now() where phone_number = ? and token_hash = ? and used_at is null returning 1`,
@@ -102,10 +104,11 @@ export async function completeProfile(
         lastName: input.lastName.trim(),
       });
       await tx.flush();
-      await rememberDevice(tx, created.id, input);
+      token = issueToken(ctx, created.id);
+      await rememberDevice(tx, created.id, { ...input, locale: ctx.locale, tokenId: token.tokenId });
       return created;
     });
-    return { userExists: true, phoneNumber, token: issueToken(ctx, user.id), user };
+    return { userExists: true, phoneNumber, token: token!, user };
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) throw exists; // a concurrent registration won
     throw error;
@@ -119,6 +122,7 @@ export async function me(ctx: Context): Promise<User> {
 export async function logout(ctx: Context): Promise<void> {
   const viewer = viewerOf(ctx);
   await revokeToken(ctx, viewer);
+  await forgetDevicePushToken(ctx.em, viewer.userId, viewer.tokenId);
   // Open sockets of this token close now; the websocket's periodic re-check covers a lost notice.
   ctx.services.tokenEvents.publish('revoked', { jti: viewer.tokenId });
 }

@@ -17,19 +17,22 @@ export interface IssuedToken {
   accessToken: string;
   tokenType: 'Bearer';
   expiresIn: number;
+  /** The token's jti: the device it was issued to remembers it, so that its logout finds the device. */
+  tokenId: string;
 }
 
 export function issueToken(ctx: Context, userId: number): IssuedToken {
   const jwtConfig = ctx.services.config.jwt;
+  const tokenId = randomUUID();
   const accessToken = jwt.sign({}, jwtConfig.secret, {
     algorithm: ALGORITHM,
     expiresIn: jwtConfig.ttlSeconds,
     issuer: jwtConfig.issuer,
     audience: jwtConfig.audience,
     subject: String(userId),
-    jwtid: randomUUID(),
+    jwtid: tokenId,
   });
-  return { accessToken, tokenType: 'Bearer', expiresIn: jwtConfig.ttlSeconds };
+  return { accessToken, tokenType: 'Bearer', expiresIn: jwtConfig.ttlSeconds, tokenId };
 }
 
 /**

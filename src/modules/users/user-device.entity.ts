@@ -1,7 +1,7 @@
 import { Entity, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
 import { User } from './user.entity';
 
-/** A phone a user signed in from; `pushToken` is where order notifications go later. */
+/** A phone a user signed in from; `pushToken` is where its push notifications go. */
 @Entity({ tableName: 'user_devices' })
 @Unique({ properties: ['user', 'deviceId'] })
 export class UserDevice {
@@ -16,6 +16,14 @@ export class UserDevice {
 
   @Property({ type: 'text', nullable: true })
   pushToken?: string | null;
+
+  /** The notification language, from the device's Accept-Language at sign-in (`en`, `fr`). */
+  @Property({ length: 8, nullable: true })
+  locale?: string | null;
+
+  /** The jti of the token issued at the latest sign-in: its logout clears `pushToken`. */
+  @Property({ length: 64, nullable: true })
+  tokenId?: string | null;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   lastSeenAt: Date & Opt = new Date();

@@ -13,17 +13,36 @@ export async function getUser(ctx: Context, id: number): Promise<User> {
   return user;
 }
 
-/** Remembers the device a user signed in from (and its latest push token); a step of the caller's transaction. */
+/**
+ * Remembers the device a user signed in from: its latest push token, its language (for
+ * notification texts) and the token issued to it (so that logout forgets its push token).
+ * A push token belongs to one device of one user: whoever held it before loses it (a phone
+ * passed on never receives its former user's orders). A step of the caller's transaction.
+ */
 export async function rememberDevice(
   tx: EntityManager,
   userId: number,
-  device: { deviceId?: string | null; pushToken?: string | null },
+  device: { deviceId?: string | null; pushToken?: string | null; locale?: string | null; tokenId?: string | null },
 ): Promise<void> {
   if (!device.deviceId) return;
+  if (device.pushToken) {
+    await tx.execute(`update user_devices set push_token = null where push_token = ? and not (user_id = ? and device_id = ?)`, [
+      device.pushToken,
+      userId,
+      device.deviceId,
+    ]);
+  }
   await tx.execute(
-    `insert into user_devices (user_id, device_id, push_token, last_seen_at) values (?, ?, ?, now())
+    `insert into user_devices (user_id, device_id, push_token, locale, token_id, last_seen_at) values (?, ?, ?, ?, ?, now())
      on conflict (user_id, device_id) do update
-       set push_token = coalesce(excluded.push_token, user_devices.push_token), last_seen_at = now()`,
-    [userId, device.deviceId, device.pushToken ?? null],
+       set push_token = coalesce(excluded.push_token, user_devices.push_token),
+           locale = coalesce(excluded.locale, user_devices.locale),
+           token_id = coalesce(excluded.token_id, user_devices.token_id), last_seen_at = now()`,
+    [userId, device.deviceId, device.pushToken ?? null, device.locale ?? null, device.tokenId ?? null],
   );
+}
+
+/** Logout: the device signed in with this token stops receiving pushes. */
+export async function forgetDevicePushToken(em: EntityManager, userId: number, tokenId: string): Promise<void> {
+  await em.execute(`update user_devices set push_token = null where user_id = ? and token_id = ?`, [userId, tokenId]);
 }

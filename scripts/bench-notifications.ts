@@ -1,0 +1,124 @@
+/**
+ * Notifications benchmark (issue 24; figures in docs/perf/2026-11-26-notifications.md):
+ *  1. latency: orders placed at a steady rate (200 a minute by default) against one instance
+ *     whose outbox worker sends to the local fake FCM; for each order, the time from the
+ *     checkout's answer (just after its commit) to the fake receiving the owner's push — and,
+ *     as an upper bound, from the checkout's request — p50 / p99 / max;
+ *  2. checkout throughput with and without notifications (the outbox rows and their sending),
+ *     alternated in one run, as a ratio.
+ * Needs DATABASE_URL (a database of its own is created and dropped).
+ *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 150] [--rounds 3] [--concurrency 8]
+ */
+import { parseArgs } from 'node:util';
+import { FakeFcm } from '../test/helpers/fake-fcm';
+import { Factory } from '../test/helpers/factories';
+import { signInDevice, NOTIFY_ENV } from '../test/helpers/notifications';
+import { orderWorld, placeOrder } from '../test/helpers/orders';
+import { startTestServer } from '../test/helpers/server';
+import { outboxSettings } from '../src/modules/notifications/outbox';
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '60' },
+      'per-minute': { type: 'string', default: '200' },
+      checkouts: { type: 'string', default: '150' },
+      rounds: { type: 'string', default: '3' },
+      concurrency: { type: 'string', default: '8' },
+    },
+  });
+  const fcm = new FakeFcm();
+  await fcm.start();
+  // The worker as deployed (polling every second; a local commit wakes it at once).
+  const env = { ...NOTIFY_ENV, NOTIFICATIONS_POLL_MS: '1000', ...fcm.env(), LOG_LEVEL: 'warn' };
+  const server = await startTestServer(env);
+  try {
+    const w = await orderWorld(server, new Factory(server.db));
+    await signInDevice(server, w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+
+    // 1. Latency at a steady rate.
+    const interval = 60_000 / Number(values['per-minute']);
+    const count = Math.round((Number(values.seconds) * 1000) / interval);
+    const sentAt = new Map<string, { request: number; answer: number }>();
+    const placing: Promise<void>[] = [];
+    const start = performance.now();
+    for (let i = 0; i < count; i++) {
+      const due = start + i * interval;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+      const request = Date.now();
+      placing.push(
+        placeOrder(server, w).then((res) => {
+          if (res.status !== 201) throw new Error(`checkout answered ${res.status}`);
+          sentAt.set(String((res.body as { data: { order_id: number } }).data.order_id), { request, answer: Date.now() });
+        }),
+      );
+    }
+    await Promise.all(placing);
+    const until = Date.now() + 30_000;
+    while (fcm.received.length < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    const fromAnswer: number[] = [];
+    const fromRequest: number[] = [];
+    for (const push of fcm.received) {
+      const t = sentAt.get(push.data.order_id);
+      if (!t) continue;
+      fromAnswer.push(Math.max(0, push.at - t.answer));
+      fromRequest.push(push.at - t.request);
+    }
+    fromAnswer.sort((a, b) => a - b);
+    fromRequest.sort((a, b) => a - b);
+    console.log(`latency: ${count} orders at ${values['per-minute']}/min, ${fcm.received.length} pushes received`);
+    console.log(
+      `  commit→FCM (from the checkout's answer): p50 ${ms(quantile(fromAnswer, 0.5))}, p99 ${ms(quantile(fromAnswer, 0.99))}, max ${ms(fromAnswer.at(-1)!)}`,
+    );
+    console.log(
+      `  upper bound (from the checkout's request): p50 ${ms(quantile(fromRequest, 0.5))}, p99 ${ms(quantile(fromRequest, 0.99))}`,
+    );
+
+    // 2. Checkout throughput, with and without notifications, alternated.
+    const checkouts = Number(values.checkouts);
+    const concurrency = Number(values.concurrency);
+    const run = async (notify: boolean) => {
+      outboxSettings.enabled = notify;
+      if (notify) server.app.notifications.start();
+      else await server.app.notifications.stop();
+      let next = 0;
+      const began = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next++ < checkouts) {
+            const res = await placeOrder(server, w);
+            if (res.status !== 201) throw new Error(`checkout answered ${res.status}`);
+          }
+        }),
+      );
+      const perSecond = checkouts / ((performance.now() - began) / 1000);
+      return perSecond;
+    };
+    const on: number[] = [];
+    const off: number[] = [];
+    for (let r = 0; r < Number(values.rounds); r++) {
+      off.push(await run(false));
+      on.push(await run(true));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    console.log(`checkouts/s (${checkouts} per run, ${concurrency} at a time, alternated):`);
+    console.log(`  without notifications: ${off.map((x) => x.toFixed(1)).join(', ')} (median ${median(off).toFixed(1)})`);
+    console.log(`  with notifications:    ${on.map((x) => x.toFixed(1)).join(', ')} (median ${median(on).toFixed(1)})`);
+    console.log(`  with / without: ${(median(on) / median(off)).toFixed(2)}`);
+  } finally {
+    outboxSettings.enabled = true;
+    await server.close();
+    await fcm.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

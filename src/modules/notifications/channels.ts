@@ -1,0 +1,196 @@
+/**
+ * Where notifications go: each channel behind one small interface. A channel sends one message
+ * and says what became of it; the worker (worker.ts) decides about retries and records it.
+ */
+import jwt from 'jsonwebtoken';
+import type { Config } from '../../config';
+import type { Logger } from '../../common/logger';
+import type { NotificationChannel } from './notification.entity';
+
+export interface OutgoingMessage {
+  /** The channel's address: a push token, an E.164 phone number. */
+  to: string;
+  title: string;
+  body: string;
+  /** The deep link: type (the kind), order_id, status. */
+  data: { type: string; order_id: string; status: string };
+  /** WhatsApp templates take the facts as parameters rather than the text. */
+  parameters: string[];
+  locale: string;
+}
+
+export type Outcome =
+  | { ok: true }
+  /** `retry`: worth trying again later (after `retryAfterMs` when the service said so); `invalidTarget`: the address is dead. */
+  | { ok: false; error: string; retry: boolean; retryAfterMs?: number; invalidTarget?: boolean };
+
+export interface Channel {
+  send(message: OutgoingMessage): Promise<Outcome>;
+}
+
+export type Channels = Partial<Record<NotificationChannel, Channel>>;
+
+/** Development without FCM credentials: the notification is written to the log. */
+export class LogChannel implements Channel {
+  constructor(
+    private readonly logger: Logger,
+    private readonly name: string,
+  ) {}
+  send(message: OutgoingMessage): Promise<Outcome> {
+    this.logger.info(
+      { channel: this.name, to: message.to.slice(0, 12), ...message.data, title: message.title },
+      `notification: ${message.body}`,
+    );
+    return Promise.resolve({ ok: true });
+  }
+}
+
+const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
+
+/**
+ * Firebase Cloud Messaging, HTTP v1: an OAuth2 access token from the service account (a signed
+ * JWT exchanged at its token_uri, kept until shortly before it expires), then
+ * `POST {apiUrl}/v1/projects/{project}/messages:send` per device token.
+ */
+export class FcmChannel implements Channel {
+  private token: { value: string; until: number } | null = null;
+  private pendingToken: Promise<string> | null = null;
+
+  constructor(private readonly config: NonNullable<Config['notifications']['fcm']>) {}
+
+  private accessToken(): Promise<string> {
+    if (this.token && this.token.until > Date.now()) return Promise.resolve(this.token.value);
+    return (this.pendingToken ??= this.exchange().finally(() => (this.pendingToken = null)));
+  }
+
+  private async exchange(): Promise<string> {
+    const { account, tokenUrl, timeoutMs } = this.config;
+    const now = Math.floor(Date.now() / 1000);
+    const assertion = jwt.sign(
+      { iss: account.client_email, scope: FCM_SCOPE, aud: tokenUrl, iat: now, exp: now + 3600 },
+      account.private_key,
+      {
+        algorithm: 'RS256',
+      },
+    );
+    const response = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
+    if (!response.ok || !body.access_token) throw new Error(`FCM token exchange answered ${response.status}`);
+    // Renewed a minute early, so a send never carries a token about to expire.
+    this.token = { value: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000 };
+    return body.access_token;
+  }
+
+  async send(message: OutgoingMessage): Promise<Outcome> {
+    let token: string;
+    try {
+      token = await this.accessToken();
+    } catch (error) {
+      return { ok: false, retry: true, error: (error as Error).message };
+    }
+    const url = `${this.config.apiUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(this.config.account.project_id)}/messages:send`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          message: {
+            token: message.to,
+            notification: { title: message.title, body: message.body },
+            data: message.data,
+            android: { priority: 'high' },
+            apns: { headers: { 'apns-priority': '10' } },
+          },
+        }),
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+    } catch (error) {
+      return { ok: false, retry: true, error: `FCM unreachable: ${(error as Error).message}` };
+    }
+    if (response.ok) return { ok: true };
+    const detail = (await response.json().catch(() => ({}))) as {
+      error?: { status?: string; message?: string; details?: { errorCode?: string }[] };
+    };
+    const code = detail.error?.details?.find((d) => d.errorCode)?.errorCode ?? detail.error?.status ?? '';
+    const error = `FCM answered ${response.status} ${code}`.trim();
+    if (code === 'UNREGISTERED' || code === 'INVALID_ARGUMENT' || response.status === 404) {
+      return { ok: false, retry: false, invalidTarget: true, error };
+    }
+    if (response.status === 401) this.token = null; // a revoked or expired token: exchange again
+    const retryable = response.status === 401 || response.status === 429 || response.status >= 500;
+    return { ok: false, retry: retryable, error, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date, in milliseconds from now. */
+function retryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/**
+ * WhatsApp Cloud API (the client of the sign-in codes' account): an approved template per kind,
+ * its body parameters the order number, store, items and total.
+ */
+export class WhatsAppChannel implements Channel {
+  constructor(
+    private readonly config: Config['whatsapp'],
+    private readonly templates: Record<string, string>,
+    private readonly kind: (message: OutgoingMessage) => string = (m) => m.data.type,
+  ) {}
+
+  async send(message: OutgoingMessage): Promise<Outcome> {
+    const template = this.templates[this.kind(message)];
+    if (!template) return { ok: false, retry: false, error: `no WhatsApp template for ${message.data.type}` };
+    const url = `${this.config.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(this.config.phoneNumberId)}/messages`;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: message.to.replace(/^\+/, ''),
+          type: 'template',
+          template: {
+            name: template,
+            language: { code: message.locale === 'fr' ? 'fr' : 'en_US' },
+            components: [{ type: 'body', parameters: message.parameters.map((text) => ({ type: 'text', text })) }],
+          },
+        }),
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+      if (response.ok) return { ok: true };
+      const error = `WhatsApp API answered ${response.status}`;
+      return {
+        ok: false,
+        retry: response.status === 429 || response.status >= 500,
+        error,
+        retryAfterMs: retryAfter(response.headers.get('retry-after')),
+      };
+    } catch (error) {
+      return { ok: false, retry: true, error: `WhatsApp unreachable: ${(error as Error).message}` };
+    }
+  }
+}
+
+export function createChannels(config: Config, logger: Logger): Channels {
+  const { fcm, whatsappTemplates } = config.notifications;
+  const push: Channel | undefined = fcm ? new FcmChannel(fcm) : config.env === 'development' ? new LogChannel(logger, 'push') : undefined;
+  const whatsappReady = Boolean(config.whatsapp.phoneNumberId && config.whatsapp.accessToken);
+  const whatsapp = whatsappReady
+    ? new WhatsAppChannel(config.whatsapp, whatsappTemplates)
+    : config.env === 'development'
+      ? new LogChannel(logger, 'whatsapp')
+      : undefined;
+  return { push, whatsapp };
+}

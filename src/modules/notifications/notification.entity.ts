@@ -1,0 +1,61 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
+import { CreatedAt } from '../../common/timestamped';
+import { OrderEvent } from '../orders/order-event.entity';
+import { Order } from '../orders/order.entity';
+import { User } from '../users/user.entity';
+
+export type NotificationChannel = 'push' | 'whatsapp' | 'webpush';
+export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
+
+/**
+ * The notification outbox: one row per (order event, kind, channel, recipient device), written
+ * in the transaction of the event (outbox.ts) and sent after commit by the worker of any
+ * instance (worker.ts). The unique key is what keeps two instances from sending one twice.
+ */
+@Entity({ tableName: 'notification_outbox' })
+@Unique({ properties: ['event', 'kind', 'channel', 'target'] })
+@Index({ properties: ['status', 'dueAt'] })
+export class NotificationOutbox {
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
+
+  @ManyToOne(() => OrderEvent, { ref: true, deleteRule: 'cascade' })
+  event!: Ref<OrderEvent>;
+
+  @ManyToOne(() => Order, { ref: true, deleteRule: 'cascade', index: true })
+  order!: Ref<Order>;
+
+  /** What happened, for this recipient: new_order, order_accepted, ... (messages.ts). */
+  @Property({ length: 32 })
+  kind!: string;
+
+  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
+  user!: Ref<User>;
+
+  @Property({ length: 16 })
+  channel!: NotificationChannel;
+
+  /** The recipient's address on the channel: `device:<user_devices.id>`, `webpush:<id>` or `phone`. */
+  @Property({ length: 64 })
+  target!: string;
+
+  @Property({ length: 16, default: 'pending' })
+  status: NotificationStatus & Opt = 'pending';
+
+  @Property({ default: 0 })
+  attempts: number & Opt = 0;
+
+  /** When the row may be claimed next: the send time, a retry's, or the end of a claim's lease. */
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  dueAt: Date & Opt = new Date();
+
+  /** Why the last attempt failed, or why the row was given up or skipped. */
+  @Property({ type: 'text', nullable: true })
+  lastError?: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  sentAt?: Date | null;
+
+  @CreatedAt()
+  createdAt: Date & Opt = new Date();
+}

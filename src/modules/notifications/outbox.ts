@@ -1,0 +1,129 @@
+/**
+ * Writing notifications: which kinds an order event causes, for whom, and their outbox rows,
+ * inserted in the event's own transaction (order-events.ts `appendEvent` calls `enqueue`), so
+ * that a commit always carries its notifications and a rollback none. Sending is worker.ts's.
+ */
+import { EventEmitter } from 'node:events';
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { OrderEventType } from '../orders/order-event.entity';
+
+export type Recipient = 'customer' | 'owner' | 'driver';
+
+/** Every kind of notification and who receives it. */
+export const KINDS = {
+  new_order: 'owner',
+  order_cancelled: 'owner',
+  payment_authorized: 'owner',
+  accept_reminder: 'owner',
+  order_accepted: 'customer',
+  order_rejected: 'customer',
+  order_auto_rejected: 'customer',
+  order_ready: 'customer',
+  order_on_the_way: 'customer',
+  order_delivered: 'customer',
+  payment_declined: 'customer',
+  payment_released: 'customer',
+  driver_assigned: 'driver',
+} as const satisfies Record<string, Recipient>;
+export type NotificationKind = keyof typeof KINDS;
+
+/**
+ * Settings the app sets once (createApp): the reminder's delay after a new order. `enabled`
+ * is off only in the notifications benchmark's "without" runs (scripts/bench-notifications.ts).
+ */
+export const outboxSettings = { reminderAfterSeconds: 300, enabled: true };
+
+/** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
+export const outboxSignal = new EventEmitter();
+
+interface EventFacts {
+  type: OrderEventType;
+  status: string;
+  data: Record<string, unknown> | null;
+}
+
+/** The kinds an event causes, with their delay in seconds (0 = at once). */
+export function kindsOf(event: EventFacts, rejectionReason?: string | null): { kind: NotificationKind; delay: number }[] {
+  const now = (kind: NotificationKind) => ({ kind, delay: 0 });
+  if (event.type === 'driver_assigned') return [now('driver_assigned')];
+  if (event.type === 'payment') {
+    const status = event.data?.paymentStatus;
+    if (status === 'authorized') return [now('payment_authorized')];
+    if (status === 'failed') return [now('payment_declined')];
+    if (status === 'released') return [now('payment_released')];
+    return [];
+  }
+  if (event.type !== 'status') return [];
+  switch (event.status) {
+    case 'pending_acceptance':
+      return [now('new_order'), { kind: 'accept_reminder', delay: outboxSettings.reminderAfterSeconds }];
+    case 'accepted':
+      return [now('order_accepted')];
+    case 'rejected':
+      return [now(rejectionReason === 'not_accepted_in_time' ? 'order_auto_rejected' : 'order_rejected')];
+    case 'cancelled':
+      return [now('order_cancelled')];
+    case 'ready_for_pickup':
+      return [now('order_ready')];
+    case 'picked_up':
+      return [now('order_on_the_way')];
+    case 'delivered':
+      return [now('order_delivered')];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The outbox rows of one event: per kind, one row per device of the recipient with a push
+ * token (unless they turned push off), and for a new order whose owner hears no push (no such
+ * device, or push off), one WhatsApp row unless WhatsApp is off too. Order messages ignore the
+ * kind switches and quiet hours (those are for marketing-type messages). Answers how many rows
+ * were written.
+ */
+export async function enqueue(tx: EntityManager, eventId: string, orderId: number, event: EventFacts): Promise<number> {
+  if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
+  let rejectionReason: string | null = null;
+  if (event.type === 'status' && event.status === 'rejected') {
+    [{ rejection_reason: rejectionReason }] = await tx.execute<{ rejection_reason: string | null }[]>(
+      `select rejection_reason from orders where id = ?`,
+      [orderId],
+    );
+  }
+  const kinds = kindsOf(event, rejectionReason);
+  if (kinds.length === 0) return 0;
+  const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
+  const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
+  const rows = await tx.execute<{ n: number }[]>(
+    `with k (kind, role, delay) as (values ${values}),
+     who as (
+       select k.kind, k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
+       from k cross join orders o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
+       where o.id = ?
+     ),
+     prefs as (
+       select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp,
+         exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device
+       from who left join notification_preferences p on p.user_id = who.user_id
+       where who.user_id is not null
+     ),
+     wanted as (
+       select prefs.kind, prefs.delay, prefs.user_id, 'push' as channel, 'device:' || dev.id as target
+       from prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
+       where prefs.push
+       union all
+       select kind, delay, user_id, 'whatsapp', 'phone'
+       from prefs
+       where kind = 'new_order' and whatsapp and not (push and has_device)
+     ),
+     written as (
+       insert into notification_outbox (event_id, order_id, kind, user_id, channel, target, due_at)
+       select ?, ?, kind, user_id, channel, target, now() + make_interval(secs => delay) from wanted
+       on conflict do nothing
+       returning 1
+     )
+     select count(*)::int as n from written`,
+    [...params, orderId, eventId, orderId],
+  );
+  return rows[0].n;
+}

@@ -1,0 +1,25 @@
+/** Notification preferences over REST: the same document under the customer's and the store's paths. */
+import { RestRoute } from '../../rest/route';
+
+const PREFERENCES = `
+  fragment RestPreferences on NotificationPreferences {
+    channels { push whatsapp web_push: webPush }
+    kinds { order_updates: orderUpdates promotions }
+    quiet_hours: quietHours { start end timezone }
+  }`;
+
+export const preferenceRoutes: RestRoute[] = [
+  '/api/v1/customer/notification-preferences',
+  '/api/v1/store/notification-preferences',
+].flatMap((path): RestRoute[] => [
+  { method: 'GET', path, document: `query NotificationPreferences { notificationPreferences { ...RestPreferences } } ${PREFERENCES}` },
+  {
+    method: 'PUT',
+    path,
+    bodyVariable: 'input',
+    strictBody: true,
+    document: `mutation UpdateNotificationPreferences($input: NotificationPreferencesInput!) {
+        updateNotificationPreferences(input: $input) { ...RestPreferences }
+      } ${PREFERENCES}`,
+  },
+]);

@@ -1,0 +1,114 @@
+/**
+ * Issue 24: notification preferences over REST (customer and store paths) and GraphQL, their
+ * bad input (unknown keys → 422 naming the field, nothing written), and the outbox honouring them.
+ */
+import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
+import { placeOrder } from './helpers/orders';
+
+const t = useNotifyWorld();
+const CUSTOMER_PATH = '/api/v1/customer/notification-preferences';
+const STORE_PATH = '/api/v1/store/notification-preferences';
+const DEFAULTS = {
+  channels: { push: true, whatsapp: true, web_push: true },
+  kinds: { order_updates: true, promotions: false },
+  quiet_hours: null,
+};
+const sql = <T = any>(query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute<T[]>(query, params);
+const put = (body: unknown, path = CUSTOMER_PATH, token = t.w.customer.token) => t.server.http.put(path, body, { token });
+
+describe('GET/PUT notification preferences', () => {
+  it('answers the defaults, changes only the fields sent, and is the same under the store path and GraphQL', async () => {
+    const first = await t.server.http.get(CUSTOMER_PATH, { token: t.w.customer.token });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ success: true, data: DEFAULTS });
+
+    const changed = await put({ channels: { push: false }, quiet_hours: { start: '22:00', end: '07:30', timezone: 'Africa/Casablanca' } });
+    expect(changed.status).toBe(200);
+    const expected = {
+      channels: { push: false, whatsapp: true, web_push: true },
+      kinds: { order_updates: true, promotions: false },
+      quiet_hours: { start: '22:00', end: '07:30', timezone: 'Africa/Casablanca' },
+    };
+    expect(changed.body).toEqual({ success: true, data: expected });
+    expect((await put({ kinds: { promotions: true } })).body.data).toEqual({
+      ...expected,
+      kinds: { order_updates: true, promotions: true },
+    });
+    expect((await put({ quiet_hours: null })).body.data.quiet_hours).toBeNull();
+
+    // The owner's app uses the store path; preferences are the user's own.
+    expect((await t.server.http.get(STORE_PATH, { token: t.w.owner.token })).body.data).toEqual(DEFAULTS);
+    expect((await put({ channels: { whatsapp: false } }, STORE_PATH, t.w.owner.token)).body.data.channels).toEqual({
+      push: true,
+      whatsapp: false,
+      web_push: true,
+    });
+
+    const graphql = await t.server.http.post(
+      '/graphql',
+      {
+        query:
+          'mutation { updateNotificationPreferences(input: { channels: { webPush: false } }) { channels { push whatsapp webPush } kinds { orderUpdates promotions } } }',
+      },
+      { token: t.w.customer.token },
+    );
+    expect(graphql.body.data.updateNotificationPreferences).toEqual({
+      channels: { push: false, whatsapp: true, webPush: false },
+      kinds: { orderUpdates: true, promotions: true },
+    });
+    expect((await t.server.http.get(CUSTOMER_PATH)).status).toBe(401);
+  });
+
+  it('refuses unknown keys, order messages off and malformed quiet hours with 422 naming the field, writing nothing', async () => {
+    const cases: [unknown, string][] = [
+      [{ colour: 'blue' }, 'colour'],
+      [{ channels: { sms: true } }, 'channels.sms'],
+      [{ channels: { push: true }, kinds: { marketing: true } }, 'kinds.marketing'],
+      [{ kinds: { order_updates: false } }, 'kinds.order_updates'],
+      [{ channels: { push: 'yes' } }, 'channels.push'],
+      [{ quiet_hours: { start: '25:00', end: '07:00', timezone: 'UTC' } }, 'quiet_hours.start'],
+      [{ quiet_hours: { start: '22:00', end: '07:00', timezone: 'Mars/Olympus' } }, 'quiet_hours.timezone'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await put(body);
+      expect([res.status, Object.keys(res.body.errors ?? {})]).toEqual([422, [field]]);
+    }
+    expect(await sql(`select count(*)::int as n from notification_preferences`)).toEqual([{ n: 0 }]);
+    const graphql = await t.server.http.post(
+      '/graphql',
+      { query: 'mutation { updateNotificationPreferences(input: { channels: { sms: true } }) { kinds { promotions } } }' },
+      { token: t.w.customer.token },
+    );
+    expect(graphql.body.errors[0].message).toMatch(/sms/);
+  });
+
+  it('are in /openapi.json', async () => {
+    const { body } = await t.server.http.get('/openapi.json');
+    for (const path of [CUSTOMER_PATH, STORE_PATH]) expect(Object.keys(body.paths[path]).sort()).toEqual(['get', 'put']);
+  });
+});
+
+describe('the outbox honours them', () => {
+  it('push off: the customer hears nothing; the owner with push off hears of new orders on WhatsApp; both off: nothing', async () => {
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    await signInDevice(t.server, t.w.customer.user.phone_number, { deviceId: 'customer-phone', pushToken: 'customer-token' });
+    expect((await put({ channels: { push: false } })).status).toBe(200);
+    expect((await put({ channels: { push: false } }, STORE_PATH, t.w.owner.token)).status).toBe(200);
+    const first = (await placeOrder(t.server, t.w)).body.data.order_id;
+    expect((await t.server.http.post(`/api/v1/store/orders/${first}/accept`, undefined, { token: t.w.owner.token })).status).toBe(200);
+    const newOrders = () => t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order');
+    await eventually(() => expect(newOrders()).toHaveLength(1));
+    expect(await sql(`select kind, channel from notification_outbox where kind <> 'accept_reminder' order by id`)).toEqual([
+      { kind: 'new_order', channel: 'whatsapp' },
+    ]);
+
+    expect((await put({ channels: { whatsapp: false } }, STORE_PATH, t.w.owner.token)).status).toBe(200);
+    await placeOrder(t.server, t.w);
+    expect(await sql(`select count(*)::int as n from notification_outbox where kind = 'new_order'`)).toEqual([{ n: 1 }]);
+
+    expect((await put({ channels: { push: true } }, STORE_PATH, t.w.owner.token)).status).toBe(200);
+    await placeOrder(t.server, t.w);
+    await eventually(() => expect(t.fcm.received.map((p) => [p.token, p.data.type])).toEqual([['owner-token', 'new_order']]));
+    expect(newOrders()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Issue 24: order notifications through the outbox, sent by the worker to a local fake FCM
+ * (token exchange and the v1 send API) and a fake WhatsApp. Who hears what, and nobody else;
+ * dead tokens removed; 429 and 500 retried; logout; bad tokens refused.
+ */
+import { northOf } from './helpers/factories';
+import { cart, onlineDriver, placeOrder } from './helpers/orders';
+import { registerCustomer } from './helpers/auth';
+import { eventually, NOTIFY_ENV, signInDevice, useNotifyWorld } from './helpers/notifications';
+import { startTestServer } from './helpers/server';
+import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
+import { createLogger } from '../src/common/logger';
+
+const t = useNotifyWorld();
+
+const sql = <T = any>(query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute<T[]>(query, params);
+const storeStep = (id: number, step: string, body?: unknown) =>
+  t.server.http.post(`/api/v1/store/orders/${id}/${step}`, body, { token: t.w.owner.token });
+const driverStep = (id: number, step: string, token: string) =>
+  t.server.http.post(`/api/v1/driver/orders/${id}/${step}`, undefined, { token });
+const kinds = (token: string) => t.fcm.to(token).map((p) => p.data.type);
+
+async function order(): Promise<number> {
+  const res = await placeOrder(t.server, t.w);
+  expect(res.status).toBe(201);
+  return res.body.data.order_id;
+}
+
+/** Owner, customer (French) and a stranger, each on a device with a push token. */
+async function devices() {
+  await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+  const customer = await signInDevice(t.server, t.w.customer.user.phone_number, {
+    deviceId: 'customer-phone',
+    pushToken: 'customer-token',
+    language: 'fr-FR,fr;q=0.9,en;q=0.5',
+  });
+  const stranger = await registerCustomer(t.server);
+  await signInDevice(t.server, stranger.user.phone_number, { deviceId: 'stranger-phone', pushToken: 'stranger-token' });
+  return { customer };
+}
+
+/** Every row of the outbox has reached an end (nothing due or in flight). */
+const settled = async () =>
+  expect(await sql(`select id from notification_outbox where status = 'pending' and kind <> 'accept_reminder'`)).toEqual([]);
+
+describe('who hears what', () => {
+  it('a delivered order: the owner hears of it, the customer of every step (in French), the driver of the assignment; the stranger of nothing', async () => {
+    await devices();
+    const driver = await onlineDriver(t.server, northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5));
+    await signInDevice(t.server, driver.user.phone_number, { deviceId: 'driver-phone', pushToken: 'driver-token' });
+    const id = await order();
+    const newOrder = await eventually(() => {
+      expect(kinds('owner-token')).toEqual(['new_order']);
+      return t.fcm.to('owner-token')[0];
+    });
+    expect(newOrder.notification.title).toBe(`New order #${id}`);
+    expect(newOrder.notification.body).toContain(t.w.owner.store.name);
+    expect(newOrder.notification.body).toContain('2× Margherita');
+    expect(newOrder.notification.body).toContain('213.00 MAD');
+    expect(newOrder.data).toEqual({ type: 'new_order', order_id: String(id), status: 'pending_acceptance' });
+    expect(newOrder.project).toBe(t.fcm.project);
+
+    expect((await storeStep(id, 'accept')).status).toBe(200);
+    expect((await storeStep(id, 'preparing')).status).toBe(200);
+    expect((await storeStep(id, 'ready')).status).toBe(200);
+    expect((await driverStep(id, 'pickup', driver.token)).status).toBe(200);
+    expect((await driverStep(id, 'deliver', driver.token)).status).toBe(200);
+    await eventually(() =>
+      expect(kinds('customer-token')).toEqual(['order_accepted', 'order_ready', 'order_on_the_way', 'order_delivered']),
+    );
+    await eventually(settled);
+    const customer = t.fcm.to('customer-token');
+    expect(customer[0].notification).toEqual({
+      title: `Commande n°${id} acceptée`,
+      body: `${t.w.owner.store.name} a accepté votre commande.`,
+    });
+    expect(customer[2].notification.body).toContain('Omar');
+    expect(customer.map((p) => p.data.status)).toEqual(['accepted', 'ready_for_pickup', 'picked_up', 'delivered']);
+    expect(kinds('driver-token')).toEqual(['driver_assigned']);
+    expect(kinds('owner-token')).toEqual(['new_order']);
+    expect(kinds('stranger-token')).toEqual([]);
+    expect(t.fcm.received).toHaveLength(6);
+
+    // The reminder, once due, finds the order answered and is dropped.
+    await sql(`update notification_outbox set due_at = now() where kind = 'accept_reminder'`);
+    t.server.app.notifications.kick();
+    await eventually(async () =>
+      expect(await sql(`select status, last_error from notification_outbox where kind = 'accept_reminder'`)).toEqual([
+        { status: 'skipped', last_error: 'the order was answered (delivered)' },
+      ]),
+    );
+    expect(kinds('owner-token')).toEqual(['new_order']);
+  });
+
+  it('the owner is reminded of an unanswered order at half the deadline, hears of its cancellation; the customer of a rejection and its reason', async () => {
+    await devices();
+    const id = await order();
+    const [reminder] = await sql(
+      `select extract(epoch from due_at - created_at)::int as after from notification_outbox where kind = 'accept_reminder' and order_id = ?`,
+      [id],
+    );
+    expect(reminder.after).toBe(t.server.config.orders.acceptTimeoutSeconds / 2);
+    await sql(`update notification_outbox set due_at = now() where kind = 'accept_reminder'`);
+    t.server.app.notifications.kick();
+    await eventually(() => expect(kinds('owner-token')).toEqual(['new_order', 'accept_reminder']));
+    expect(t.fcm.to('owner-token')[1].notification.title).toBe(`Order #${id} is waiting`);
+
+    expect((await t.server.http.post(`/api/v1/customer/orders/${id}/cancel`, undefined, { token: t.w.customer.token })).status).toBe(200);
+    await eventually(() => expect(kinds('owner-token')).toEqual(['new_order', 'accept_reminder', 'order_cancelled']));
+
+    const rejected = await order();
+    expect((await storeStep(rejected, 'reject', { rejection_reason: 'items_unavailable' })).status).toBe(200);
+    await eventually(() => expect(kinds('customer-token')).toEqual(['order_rejected']));
+    expect(t.fcm.to('customer-token')[0].notification.body).toBe(
+      `${t.w.owner.store.name} a refusé votre commande : certains articles sont indisponibles.`,
+    );
+
+    const expired = await order();
+    await sql(`update orders set created_at = now() - interval '1 hour' where id = ?`, [expired]);
+    const services = t.server.app.services;
+    expect(await expireUnansweredOrders(t.server.db.orm.em.fork(), services, createLogger('silent'), 600)).toBe(1);
+    await eventually(() => expect(kinds('customer-token')).toEqual(['order_rejected', 'order_auto_rejected']));
+    expect(kinds('stranger-token')).toEqual([]);
+    await eventually(settled);
+  });
+
+  it('an owner without a push device hears of a new order on WhatsApp, with the template from configuration', async () => {
+    const id = await order();
+    await eventually(() =>
+      expect(t.server.whatsapp.messages.filter((m) => m.body.template.name === 'new_order').map((m) => m.body.to)).toEqual([
+        t.w.owner.user.phone_number.replace('+', ''),
+      ]),
+    );
+    const message = t.server.whatsapp.messages.find((m) => m.body.template.name === 'new_order')!;
+    expect(message.body.template.components[0].parameters.map((p: { text: string }) => p.text)).toEqual([
+      String(id),
+      t.w.owner.store.name,
+      '2× Margherita, 1× Cola',
+      '213.00 MAD',
+    ]);
+    expect(t.fcm.received).toEqual([]);
+  });
+});
+
+describe('delivery', () => {
+  it('a token FCM reports unregistered is removed from the device and not tried again', async () => {
+    await devices();
+    t.fcm.unregistered.add('customer-token');
+    const id = await order();
+    expect((await storeStep(id, 'accept')).status).toBe(200);
+    await eventually(async () =>
+      expect(await sql(`select status, attempts, last_error from notification_outbox where kind = 'order_accepted'`)).toEqual([
+        { status: 'failed', attempts: 1, last_error: 'FCM answered 404 UNREGISTERED' },
+      ]),
+    );
+    expect(await sql(`select push_token from user_devices where device_id = 'customer-phone'`)).toEqual([{ push_token: null }]);
+    expect((await storeStep(id, 'preparing')).status).toBe(200);
+    expect((await storeStep(id, 'ready')).status).toBe(200);
+    await eventually(settled);
+    expect(await sql(`select count(*)::int as n from notification_outbox where kind = 'order_ready'`)).toEqual([{ n: 0 }]);
+  });
+
+  it('429 with Retry-After and 500 are retried with backoff until the push goes through', async () => {
+    await devices();
+    t.fcm.failNext(429, 1, '0');
+    t.fcm.failNext(500, 1);
+    await order();
+    await eventually(() => expect(kinds('owner-token')).toEqual(['new_order']));
+    expect(t.fcm.attempts).toBe(3);
+    await eventually(async () =>
+      expect(await sql(`select status, attempts, last_error from notification_outbox where kind = 'new_order'`)).toEqual([
+        { status: 'sent', attempts: 3, last_error: 'FCM answered 500 INTERNAL' },
+      ]),
+    );
+  });
+
+  it('gives up after NOTIFICATIONS_MAX_ATTEMPTS and keeps the reason', async () => {
+    await devices();
+    t.fcm.failNext(500, 10);
+    await order();
+    await eventually(async () =>
+      expect(await sql(`select status, attempts, last_error from notification_outbox where kind = 'new_order'`)).toEqual([
+        { status: 'failed', attempts: 4, last_error: 'FCM answered 500 INTERNAL' },
+      ]),
+    );
+    expect(t.fcm.attempts).toBe(4);
+    expect(t.fcm.received).toEqual([]);
+  });
+
+  it('logout stops pushes to that device; signing in again with a token takes it from its former holder', async () => {
+    const { customer } = await devices();
+    expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: customer })).status).toBe(200);
+    expect(await sql(`select push_token from user_devices where device_id = 'customer-phone'`)).toEqual([{ push_token: null }]);
+    // The phone passes to the stranger... no: the owner's tablet's token is now the stranger's.
+    const stranger = await sql<{ phone_number: string }>(
+      `select u.phone_number from users u join user_devices d on d.user_id = u.id where d.device_id = 'stranger-phone'`,
+    );
+    await signInDevice(t.server, stranger[0].phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    const id = await order();
+    expect((await storeStep(id, 'accept')).status).toBe(200);
+    await eventually(settled);
+    expect(t.fcm.received).toEqual([]); // the owner's token went to the stranger; the customer logged out
+    // The owner, without a push device now, heard on WhatsApp.
+    expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1);
+  });
+});
+
+describe('bad input', () => {
+  it('refuses malformed or oversized push tokens with 422 naming the field, and stores nothing', async () => {
+    const phone = t.w.customer.user.phone_number;
+    for (const pushToken of ['x'.repeat(513), 'has spaces', 'semi;colon', '<script>']) {
+      await expect(signInDevice(t.server, phone, { deviceId: 'bad', pushToken })).rejects.toThrow(/verify-otp: 422 .*push_token/);
+    }
+    expect(await sql(`select device_id from user_devices where device_id = 'bad'`)).toEqual([]);
+    const fine = `${'a'.repeat(22)}:APA91b${'B-_'.repeat(40)}`;
+    await signInDevice(t.server, phone, { deviceId: 'good', pushToken: fine });
+    expect(await sql(`select push_token from user_devices where device_id = 'good'`)).toEqual([{ push_token: fine }]);
+  });
+});
+
+describe('outbox', () => {
+  it('is written with the event: a failed checkout leaves no row, a placed one its rows before any send', async () => {
+    await devices();
+    await t.server.app.notifications.stop();
+    try {
+      const bad = await placeOrder(t.server, t.w, { ...cart(t.w), items: [{ product_id: 999999, quantity: 1 }] });
+      expect(bad.status).toBe(422);
+      expect(await sql(`select count(*)::int as n from notification_outbox`)).toEqual([{ n: 0 }]);
+      const id = await order();
+      expect(await sql(`select kind, channel, target, status from notification_outbox where order_id = ? order by kind`, [id])).toEqual([
+        { kind: 'accept_reminder', channel: 'push', target: expect.stringMatching(/^device:\d+$/), status: 'pending' },
+        { kind: 'new_order', channel: 'push', target: expect.stringMatching(/^device:\d+$/), status: 'pending' },
+      ]);
+    } finally {
+      t.server.app.notifications.start();
+    }
+    await eventually(() => expect(kinds('owner-token')).toEqual(['new_order']));
+  });
+});
+
+describe('two instances on one database', () => {
+  it('N new orders → N pushes to each of the owner’s devices, none twice, none missing', async () => {
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-phone', pushToken: 'owner-phone-token' });
+    const second = await startTestServer({ ...NOTIFY_ENV, ...t.fcm.env() }, t.server.db);
+    const first = t.server.app.notifications;
+    await first.stop();
+    await second.app.notifications.stop();
+    const N = 100;
+    try {
+      // Written while no worker runs, then both start at once and compete for the same rows.
+      const ids: number[] = [];
+      for (let i = 0; i < N; i += 10) {
+        const placed = await Promise.all(
+          Array.from({ length: 10 }, (_, j) => ((i + j) % 2 === 0 ? placeOrder(t.server, t.w) : placeOrder(second, t.w))),
+        );
+        ids.push(...placed.map((r) => r.body.data.order_id as number));
+      }
+      first.start();
+      second.app.notifications.start();
+      for (const token of ['owner-token', 'owner-phone-token']) {
+        await eventually(() => expect(t.fcm.to(token)).toHaveLength(N), 60_000);
+      }
+      await eventually(settled);
+      for (const token of ['owner-token', 'owner-phone-token']) {
+        expect(
+          t.fcm
+            .to(token)
+            .map((p) => Number(p.data.order_id))
+            .sort((a, b) => a - b),
+        ).toEqual([...ids].sort((a, b) => a - b));
+      }
+      expect(t.fcm.attempts).toBe(2 * N);
+    } finally {
+      await second.close();
+    }
+  }, 300_000);
+});
