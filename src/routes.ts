@@ -10,7 +10,7 @@ import { storeRoutes } from './modules/stores/store.rest';
 import { driverRoutes } from './modules/drivers/driver.rest';
 import { orderRoutes } from './modules/orders/order.rest';
 import { paymentRoutes } from './modules/payments/payment.rest';
-import { preferenceRoutes } from './modules/notifications/preference.rest';
+import { preferenceRoutes, sentLogRoutes } from './modules/notifications/preference.rest';
 import { RestRoute } from './rest/route';
 
 export const restRoutes: RestRoute[] = [
@@ -26,4 +26,5 @@ export const restRoutes: RestRoute[] = [
   ...driverRoutes,
   ...paymentRoutes,
   ...preferenceRoutes,
+  ...sentLogRoutes,
 ];

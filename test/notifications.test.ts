@@ -80,6 +80,18 @@ describe('who hears what', () => {
     expect(kinds('owner-token')).toEqual(['new_order']);
     expect(kinds('stranger-token')).toEqual([]);
     expect(t.fcm.received).toHaveLength(6);
+    // The owner's "sent" log of the order; the customer may not read it.
+    const log = await t.server.http.get(`/api/v1/store/orders/${id}/notifications`, { token: t.w.owner.token });
+    expect(log.status).toBe(200);
+    expect(log.body.data.filter((n: any) => n.status === 'sent').map((n: any) => [n.kind, n.recipient, n.channel])).toEqual([
+      ['new_order', 'owner', 'push'],
+      ['order_accepted', 'customer', 'push'],
+      ['driver_assigned', 'driver', 'push'],
+      ['order_ready', 'customer', 'push'],
+      ['order_on_the_way', 'customer', 'push'],
+      ['order_delivered', 'customer', 'push'],
+    ]);
+    expect((await t.server.http.get(`/api/v1/store/orders/${id}/notifications`, { token: t.w.customer.token })).status).toBe(403);
 
     // The reminder, once due, finds the order answered and is dropped.
     await sql(`update notification_outbox set due_at = now() where kind = 'accept_reminder'`);

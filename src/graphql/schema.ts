@@ -24,6 +24,7 @@ import { authChecker, markSignedInFields } from './auth-checker';
 import { refuseControlCharactersInArguments } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 import { NotificationPreferenceResolver } from '../modules/notifications/preference.resolver';
+import { SentNotificationResolver } from '../modules/notifications/sent-log';
 
 export const resolvers = [
   AuthResolver,
@@ -50,6 +51,7 @@ export const resolvers = [
   OrderPaymentFieldsResolver,
   OrderPaymentHistoryResolver,
   NotificationPreferenceResolver,
+  SentNotificationResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */

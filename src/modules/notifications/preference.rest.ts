@@ -1,4 +1,4 @@
-/** Notification preferences over REST: the same document under the customer's and the store's paths. */
+/** Notifications over REST: preferences (the same document under the customer's and the store's paths) and an order's sent log. */
 import { RestRoute } from '../../rest/route';
 
 const PREFERENCES = `
@@ -23,3 +23,14 @@ export const preferenceRoutes: RestRoute[] = [
       } ${PREFERENCES}`,
   },
 ]);
+
+/** The owner's "sent" log of an order (sent-log.ts). */
+export const sentLogRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/store/orders/:id/notifications',
+    document: `query OrderNotifications($id: Int!) {
+      orderNotifications(orderId: $id) { kind recipient channel status attempts error created_at: createdAt sent_at: sentAt }
+    }`,
+  },
+];
