@@ -69,6 +69,10 @@ export async function startTestServer(
     PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '100000',
     PROMO_FAILURES_PER_IP_PER_HOUR: '100000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The answer cache keeps an answer for the rest of its second and nothing invalidates it, so
+    // a test that writes then reads (or empties the tables and reuses ids) would read the old
+    // answer. It is on in production and tested on its own (test/read-cache.test.ts).
+    READ_CACHE: 'off',
     ...env,
   });
   // The serving pool as in production: its size and session limits come from the config.
