@@ -10,6 +10,7 @@ import { onOrderTransition, settlePayments } from './modules/payments/payment-li
 import { createPaymentProviders } from './modules/payments/providers';
 import type { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
+import type { DriverPositions } from './modules/drivers/driver-positions';
 
 export type { Services };
 
@@ -18,6 +19,7 @@ export function createServices(
   logger: Logger,
   bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
   rateLimits: RateLimits,
+  positions: DriverPositions,
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {
@@ -29,6 +31,7 @@ export function createServices(
     clock,
     busHealthy: () => bus.healthy(),
     rateLimits,
+    positions,
     sender: sender ?? createMessageSender(config, logger),
     payments,
     orderPayments: {

@@ -20,7 +20,7 @@ export function positionsRoute(app: express.Express, pool: Pool): void {
         issuer: jwtConfig.issuer,
         audience: jwtConfig.audience,
       }) as JwtPayload;
-      const revoked = await pool.query(`select count(*) as count from revoked_tokens where jti = $1`, [claims.jti]);
+      const revoked = await pool.query<{ count: string }>(`select count(*) as count from revoked_tokens where jti = $1`, [claims.jti]);
       if (Number(revoked.rows[0].count) > 0) throw new Error('revoked');
       const { latitude, longitude } = req.body as { latitude: number; longitude: number };
       const { rows } = await pool.query<{ id: number; is_online: boolean; latitude: number; longitude: number }>(
