@@ -226,16 +226,21 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
            .then(() => c.query("insert into idempotency_keys (user_id, key, request_hash) values ($1, 'checkout-killed', 'h')", [Number(process.argv[2])]))
            .then(() => console.log('held'));
          setInterval(() => {}, 1000);`,
-        t.server.db.orm.config.get('clientUrl')!,
+        t.server.db.orm.config.get('clientUrl'),
         String(t.w.customer.user.id),
       ],
       { cwd: path.resolve(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {
-      await once(holder.stdout!, 'data');
+      await once(holder.stdout, 'data');
       const retry = placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-killed' });
       // The retry waits on the holder's uncommitted claim (a lock wait), not answering 409.
-      await until(async () => Number((await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n) === 1);
+      await until(
+        async () =>
+          Number(
+            (await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n,
+          ) === 1,
+      );
       holder.kill('SIGKILL');
       const res = await retry;
       expect(res.status).toBe(201);
