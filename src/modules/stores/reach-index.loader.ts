@@ -500,13 +500,17 @@ async function readReachRows(em: EntityManager, ids?: number[]): Promise<ReachRo
 /** The stores the index holds. */
 const REACH_ROWS_WHERE = 's.is_active and s.earth is not null';
 
-/** Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads them by position). */
-const REACH_ROWS_SQL = reachRowsSql();
+/**
+ * Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads
+ * them by position). The reach triggers watch exactly the columns it reads: test/reach-triggers.test.ts
+ * compares them through PostgreSQL's own view of this statement.
+ */
+export const REACH_ROWS_SQL = reachRowsSql();
 
 /**
  * The reach rows of every active store, or of those of `ids` (their hours and offers only).
  * The columns it reads are what the reach triggers watch (READ in
- * Migration20261125174500_reach_update_statements): keep them in step.
+ * Migration20261125174500_reach_update_statements; a test holds the two together).
  */
 function reachRowsSql(ids?: number[]): string {
   // Integers from the change log, inlined (one list, used three times).
