@@ -9,8 +9,8 @@ import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Database } from '../src/db/orm';
 import { refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
-import { REACH_ROWS_SQL, REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
-import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
+import { REACH_ROWS_SQL, REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach/reach-loader';
+import { PatchedReachIndex } from '../src/modules/stores/reach/reach-patch';
 import { openTestDatabase } from './helpers/database';
 
 const NOW = new Date('2026-03-04T12:00:00Z');
