@@ -1,4 +1,7 @@
 /** Spec §4.3 create order: server-side pricing, validation, promo codes, idempotency. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 
@@ -6,6 +9,12 @@ const t = useOrderWorld();
 
 const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const countOrders = async () => Number((await sql('select count(*) as n from orders'))[0].n);
+const until = async (done: () => Promise<boolean>) => {
+  for (let i = 0; !(await done()); i++) {
+    if (i > 200) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
 
 describe('POST /api/v1/customer/orders', () => {
   it('answers 201 with order_id, status pending_acceptance and the total the server computed', async () => {
@@ -196,16 +205,51 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     expect(await countOrders()).toBe(1);
   });
 
-  it('answers 409 to a retry while the first is still running, and exactly one order is made', async () => {
+  it('makes one order for requests with one key at once: each waits for the first and answers its order', async () => {
     const headers = { 'Idempotency-Key': 'checkout-race' };
     const answers = await Promise.all(Array.from({ length: 6 }, () => placeOrder(t.server, t.w, cart(t.w), headers)));
-    const created = answers.filter((a) => a.status === 201);
-    const busy = answers.filter((a) => a.status === 409);
-    expect(created.length).toBeGreaterThanOrEqual(1);
-    expect(created.length + busy.length).toBe(6);
-    expect(new Set(created.map((a) => a.body.data.order_id)).size).toBe(1);
-    expect(busy.every((a) => a.body.message === 'A request with this Idempotency-Key is still being processed.')).toBe(true);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
     expect(await countOrders()).toBe(1);
+  });
+
+  it('a claim dies with its holder: after the holder is killed (-9), the waiting retry makes the one order', async () => {
+    // Another instance's checkout, claim taken in its open transaction, then killed: a process of its own.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { Client } = require('pg');
+         const c = new Client({ connectionString: process.argv[1] });
+         c.connect()
+           .then(() => c.query('begin'))
+           .then(() => c.query("insert into idempotency_keys (user_id, key, request_hash) values ($1, 'checkout-killed', 'h')", [Number(process.argv[2])]))
+           .then(() => console.log('held'));
+         setInterval(() => {}, 1000);`,
+        t.server.db.orm.config.get('clientUrl'),
+        String(t.w.customer.user.id),
+      ],
+      { cwd: path.resolve(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await once(holder.stdout, 'data');
+      const retry = placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-killed' });
+      // The retry waits on the holder's uncommitted claim (a lock wait), not answering 409.
+      await until(
+        async () =>
+          Number(
+            (await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n,
+          ) === 1,
+      );
+      holder.kill('SIGKILL');
+      const res = await retry;
+      expect(res.status).toBe(201);
+      const again = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-killed' });
+      expect(again.body).toEqual(res.body);
+      expect(await countOrders()).toBe(1);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 
   it('frees the key when the first request failed, so a corrected request goes through', async () => {

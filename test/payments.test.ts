@@ -179,6 +179,18 @@ describe('POST /api/v1/payments', () => {
     expect(creations()).toHaveLength(1);
   });
 
+  it('answers concurrent starts with one Idempotency-Key alike: one payment, one intent', async () => {
+    const id = await newOrder();
+    const headers = { 'Idempotency-Key': 'pay-race' };
+    const answers = await Promise.all([1, 2, 3].map(() => startPayment(t.server, t.w, id, 'card', headers)));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    // The waiting starts find the first's committed payment and ask with its provider key: one intent.
+    expect(new Set(creations().map((c) => c.idempotencyKey))).toEqual(new Set(['authorize-payment-1']));
+    expect(t.fake.intents.size).toBe(1);
+    expect(await sql(`select count(*)::int as n from payments`)).toEqual([{ n: 1 }]);
+  });
+
   it('refuses an Idempotency-Key that cannot be a key (over 255 characters, not visible ASCII) with 422 and starts nothing', async () => {
     const id = await newOrder();
     for (const key of ['k'.repeat(256), 'two words']) {

@@ -4,7 +4,7 @@
  * published after commit.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, FieldErrors, validationFailed } from '../../common/errors';
+import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
@@ -15,7 +15,7 @@ import { storeServes } from '../stores/store.service';
 import { storeLocalTimes } from '../stores/local-time';
 import { priceCart } from './cart-pricing';
 import { CheckoutInput } from './checkout.inputs';
-import { claimKey, freeKey, parseKey, requestHash, saveAnswer } from './idempotency';
+import { claimKey, parseKey, requestHash, saveAnswer } from './idempotency';
 import { appendEvent, publishEvents } from './order-events';
 import { Order, OrderItem, OrderItemExtra } from './order.entity';
 
@@ -38,14 +38,16 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   const withPromo = Boolean(input.codePromo?.trim());
   if (withPromo) await promoFailures.check(caller);
   await orders.consume(caller);
-  if (key) {
-    const replay = await claimKey<PlacedOrder>(ctx.em, viewer.userId, key, requestHash(input));
-    if (replay) return replay;
-  }
+  const hash = key ? requestHash(input) : '';
   try {
     // Read before the transaction (the embedded database serves one connection at a time).
     const localTimes = await storeLocalTimes(ctx);
     const { placed, events } = await ctx.em.transactional(async (tx) => {
+      // The claim is this transaction's row: a concurrent retry waits here for the first's commit.
+      const claim = key ? await claimKey<PlacedOrder>(tx, viewer.userId, key, hash) : null;
+      if (claim?.answer) return { placed: claim.answer, events: [] };
+      // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
+      if (claim) throw conflict('A request with this Idempotency-Key is still being processed.');
       const order = await createOrder(tx, viewer.userId, input, localTimes, problems);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
@@ -55,8 +57,7 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     publishEvents(ctx.services.pubSub, events);
     return placed;
   } catch (error) {
-    // Nothing was written: free the key so that a corrected request can use it.
-    if (key) await freeKey(ctx.em, viewer.userId, key);
+    // Nothing was written, the claim included: a corrected request can use the key.
     // A refused code counts against guessing (whatever else the cart got wrong).
     if (withPromo && error instanceof AppError && error.details.fields?.codePromo) await promoFailures.penalize(caller);
     throw error;

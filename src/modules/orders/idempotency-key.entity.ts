@@ -2,8 +2,8 @@ import { Entity, PrimaryKey, Property, Opt } from '@mikro-orm/core';
 import { CreatedAt } from '../../common/timestamped';
 
 /**
- * A checkout's Idempotency-Key: claimed before the work, completed in the same transaction as
- * the order, so a retry finds either "still running" (409) or the first answer.
+ * A checkout's Idempotency-Key: claimed and answered in the order's own transaction, so a retry
+ * waits for the first and finds its answer, or nothing if the first failed or died.
  */
 @Entity({ tableName: 'idempotency_keys' })
 export class IdempotencyKey {

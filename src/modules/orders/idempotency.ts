@@ -1,17 +1,14 @@
 /**
  * Idempotency-Key, the way checkout honours it and every other money operation reuses it. Keys
- * are per customer. The first request claims the key; its answer is saved when it is done (in
- * the work's own transaction when it has one). A retry with the same key and body answers the
- * first answer; the same key with another body is 422 (`errors.idempotency_key`); a retry while
- * the first runs is 409. A request that failed frees its key. A claim left unfinished for 60 s
- * (a crashed worker) may be taken over.
+ * are per customer. The first request claims the key inside its transaction and saves its
+ * answer there (checkout); a retry with the same key and body waits for it and answers the first
+ * answer; the same key with another body is 422 (`errors.idempotency_key`). A request that
+ * failed leaves no claim. No claim outlives its holder: a killed instance's dropped connection
+ * rolls its claim back, so the client's retry goes through (docs/decisions.md).
  */
 import { createHash } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { conflict, invalidField } from '../../common/errors';
-
-/** How long a claimed key may stay unfinished before a retry may take it over (a crashed worker). */
-const ABANDONED_AFTER_SECONDS = 60;
+import { invalidField } from '../../common/errors';
 
 /** What a key may be: visible ASCII, as long as the stored column (clients send UUIDs or similar). */
 const KEY_SHAPE = /^[\x21-\x7E]{1,255}$/;
@@ -43,30 +40,29 @@ export function requestHash(input: unknown): string {
 }
 
 /**
- * Claims the key for this request. Answers the first result when it is already done; 409
- * while the first request runs; 422 when the key was used for a different request.
+ * Claims the key for this request, inside the transaction that does the work: the claim is a
+ * row of that transaction, so it lives exactly as long as its holder (a rollback, a crash or a
+ * dropped connection takes it away). A second request with the key waits on the unique index
+ * until the first commits or ends, within the pool's lock timeout (else 503, retry).
+ * Answers null when this transaction holds the claim; else `{ answer }` from the committed row:
+ * the first result, or null when the work committed without one (a payment start whose provider
+ * call came after its commit). 422 when the key was used for a different request.
  */
-export async function claimKey<T>(em: EntityManager, userId: number, key: string, hash: string): Promise<T | null> {
-  const claimed = await em.execute(
+export async function claimKey<T>(tx: EntityManager, userId: number, key: string, hash: string): Promise<{ answer: T | null } | null> {
+  const claimed = await tx.execute(
     `insert into idempotency_keys (user_id, key, request_hash) values (?, ?, ?) on conflict do nothing returning key`,
     [userId, key, hash],
   );
   if (claimed.length > 0) return null;
-  const [row] = await em.execute<{ request_hash: string; response: T | null; age: number }[]>(
-    `select request_hash, response, extract(epoch from now() - created_at)::float8 as age from idempotency_keys where user_id = ? and key = ?`,
+  // Read committed: this statement sees the row the first request committed.
+  const [row] = await tx.execute<{ request_hash: string; response: T | string | null }[]>(
+    `select request_hash, response from idempotency_keys where user_id = ? and key = ?`,
     [userId, key],
   );
-  if (!row) return claimKey<T>(em, userId, key, hash); // the first request failed and freed it just now
+  if (!row) return claimKey<T>(tx, userId, key, hash); // freed (a payment start that failed after its commit) just now
   if (row.request_hash !== hash) throw invalidField('idempotencyKey', 'This Idempotency-Key was used for a different request.');
-  if (row.response) return typeof row.response === 'string' ? (JSON.parse(row.response) as T) : row.response;
-  if (row.age > ABANDONED_AFTER_SECONDS) {
-    const taken = await em.execute(
-      `update idempotency_keys set created_at = now() where user_id = ? and key = ? and response is null and created_at < now() - make_interval(secs => ?) returning key`,
-      [userId, key, ABANDONED_AFTER_SECONDS],
-    );
-    if (taken.length > 0) return null;
-  }
-  throw conflict('A request with this Idempotency-Key is still being processed.');
+  const answer = typeof row.response === 'string' ? (JSON.parse(row.response) as T) : row.response;
+  return { answer };
 }
 
 /** Records the first answer; a replay of the key answers it from now on. */

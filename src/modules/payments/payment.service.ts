@@ -42,49 +42,64 @@ export interface PaymentStart {
 export async function startPayment(ctx: Context, orderId: number, methodId: number, idempotencyKey?: string | null): Promise<PaymentStart> {
   const viewer = viewerOf(ctx);
   const key = parseKey(idempotencyKey);
-  if (key) {
-    const replay = await claimKey<PaymentStart>(ctx.em, viewer.userId, key, requestHash({ operation: 'startPayment', orderId, methodId }));
-    if (replay) return replay;
-  }
+  const claim = key ? { userId: viewer.userId, key, hash: requestHash({ operation: 'startPayment', orderId, methodId }) } : null;
   try {
-    const answer = await start(ctx, viewer.userId, orderId, methodId);
-    if (key) await saveAnswer(ctx.em, viewer.userId, key, answer);
+    const { answer, replayed } = await start(ctx, viewer.userId, orderId, methodId, claim);
+    if (claim && !replayed) await saveAnswer(ctx.em, claim.userId, claim.key, answer);
     return answer;
   } catch (error) {
-    if (key) await freeKey(ctx.em, viewer.userId, key);
+    // Failed after its transaction committed (the provider's refusal): a corrected request may use the key.
+    if (claim) await freeKey(ctx.em, claim.userId, claim.key);
     throw error;
   }
 }
 
-async function start(ctx: Context, userId: number, orderId: number, methodId: number): Promise<PaymentStart> {
+type Claim = { userId: number; key: string; hash: string } | null;
+
+async function start(
+  ctx: Context,
+  userId: number,
+  orderId: number,
+  methodId: number,
+  claim: Claim,
+): Promise<{ answer: PaymentStart; replayed: boolean }> {
   const method = await ctx.em.findOne(PaymentMethod, { id: methodId });
-  const { payment, replaced } = await ctx.em.transactional(async (tx) => {
-    // The order row is locked: two starts for one order, or a start racing accept or reject, queue here.
-    const [order] = await tx.execute<{ status: string; total_cents: number }[]>(
-      `select status, total_cents from orders where id = ? and user_id = ? for update`,
-      [orderId, userId],
-    );
-    if (!order) throw notFound('Order', orderId);
-    const provider = method?.isActive ? ctx.services.payments.get(method.provider) : undefined;
-    if (!method || !provider) throw invalidField('paymentMethodId', 'The selected payment method is not available.');
-    if (order.status !== 'pending_acceptance') {
-      throw invalidField('orderId', `The order is ${order.status} and cannot be paid any more.`);
-    }
-    const [live] = (await paymentsOfOrder(tx, orderId)).filter((p) => LIVE_STATUSES.includes(p.status));
-    if (live?.status === 'authorized') throw invalidField('orderId', 'The order is already paid.');
-    if (live && live.method_code === method.code) return { payment: live, replaced: [] };
-    // Another method replaces the waiting one; its card intent (if any) is dropped after commit.
-    const replaced = await replaceWaiting(tx, orderId);
-    const [row] = await tx.execute<{ id: number }[]>(
-      `insert into payments (order_id, method_id, provider, status, amount_cents, currency) values (?, ?, ?, ?, ?, ?) returning id`,
-      [orderId, method.id, method.provider, 'pending', order.total_cents, ctx.services.config.payments.currency],
-    );
-    return { payment: (await lockPayment(tx, row.id))!, replaced };
-  });
+  const started = await ctx.em.transactional(
+    async (tx): Promise<{ replay: PaymentStart } | { payment: PaymentRow; replaced: number[] }> => {
+      // The key is claimed in this transaction (idempotency.ts): a concurrent retry waits for its commit.
+      const held = claim && (await claimKey<PaymentStart>(tx, claim.userId, claim.key, claim.hash));
+      if (held && held.answer) return { replay: held.answer };
+      // A claim committed without its answer (its holder was still asking the provider, or died):
+      // starting again is safe, the order's live payment and its provider key are reused below.
+      // The order row is locked: two starts for one order, or a start racing accept or reject, queue here.
+      const [order] = await tx.execute<{ status: string; total_cents: number }[]>(
+        `select status, total_cents from orders where id = ? and user_id = ? for update`,
+        [orderId, userId],
+      );
+      if (!order) throw notFound('Order', orderId);
+      const provider = method?.isActive ? ctx.services.payments.get(method.provider) : undefined;
+      if (!method || !provider) throw invalidField('paymentMethodId', 'The selected payment method is not available.');
+      if (order.status !== 'pending_acceptance') {
+        throw invalidField('orderId', `The order is ${order.status} and cannot be paid any more.`);
+      }
+      const [live] = (await paymentsOfOrder(tx, orderId)).filter((p) => LIVE_STATUSES.includes(p.status));
+      if (live?.status === 'authorized') throw invalidField('orderId', 'The order is already paid.');
+      if (live && live.method_code === method.code) return { payment: live, replaced: [] };
+      // Another method replaces the waiting one; its card intent (if any) is dropped after commit.
+      const replaced = await replaceWaiting(tx, orderId);
+      const [row] = await tx.execute<{ id: number }[]>(
+        `insert into payments (order_id, method_id, provider, status, amount_cents, currency) values (?, ?, ?, ?, ?, ?) returning id`,
+        [orderId, method.id, method.provider, 'pending', order.total_cents, ctx.services.config.payments.currency],
+      );
+      return { payment: (await lockPayment(tx, row.id))!, replaced };
+    },
+  );
+  if ('replay' in started) return { answer: started.replay, replayed: true };
+  const { payment, replaced } = started;
   await settlePayments(ctx.em, { ...ctx.services, logger: ctx.logger }, replaced);
   const provider = ctx.services.payments.get(payment.provider)!;
   const current = payment.provider_ref || payment.provider === 'cash' ? payment : await authorize(ctx, provider, payment);
-  return answer(current, method!.id, provider);
+  return { answer: answer(current, method!.id, provider), replayed: false };
 }
 
 /** Waiting attempts (and declined cards whose intent is still open) give way to a new one; none of it is news. */
