@@ -100,6 +100,8 @@ export interface Config {
     /** Order placements per customer / per IP, per minute. */
     ordersPerCustomerPerMinute: number;
     ordersPerIpPerMinute: number;
+    /** Wrong one-time codes (verify-otp) per client IP, per 15 minutes, across all phones. */
+    otpFailuresPerIpPer15Minutes: number;
   };
   notifications: NotificationsConfig;
   whatsapp: {
@@ -359,6 +361,7 @@ export function loadConfig(env: Env = process.env): Config {
       promoFailuresPerIpPerHour: int('PROMO_FAILURES_PER_IP_PER_HOUR', 30, 1),
       ordersPerCustomerPerMinute: int('ORDERS_PER_CUSTOMER_PER_MINUTE', 5, 1),
       ordersPerIpPerMinute: int('ORDERS_PER_IP_PER_MINUTE', 30, 1),
+      otpFailuresPerIpPer15Minutes: int('OTP_FAILURES_PER_IP_PER_15_MINUTES', 20, 1),
     },
     notifications,
     whatsapp,

@@ -2,7 +2,7 @@
  * Rate limits shared by every instance: fixed-window counters in PostgreSQL (`rate_limits`),
  * each counted by one atomic upsert on the database's clock, so a limit holds whichever
  * instance a request reaches and whatever the instances' clocks say. Each rule counts per
- * customer and per client IP.
+ * customer and/or per client IP.
  *
  * (rate-limiter-flexible's PostgreSQL store was tried first: it names its prepared statements,
  * and the embedded database serves every pooled connection from one session, where the second
@@ -18,13 +18,20 @@ export interface Caller {
   ip: string;
 }
 
-export interface RateLimit {
-  /** Counts one attempt for the caller; 429 (with Retry-After) past either budget. */
-  consume(who: Caller): Promise<void>;
+/** Who an IP-only rule counts (an anonymous caller). */
+export interface Address {
+  ip: string;
+}
+
+export interface RateLimit<Who = Caller> {
+  /** Counts one attempt for the caller; 429 (with Retry-After) past any budget. */
+  consume(who: Who): Promise<void>;
   /** 429 when the caller has already used a budget up; counts nothing. */
-  check(who: Caller): Promise<void>;
+  check(who: Who): Promise<void>;
   /** Counts one attempt without refusing (a failure that makes the next attempt cost more). */
-  penalize(who: Caller): Promise<void>;
+  penalize(who: Who): Promise<void>;
+  /** Gives back one attempt counted by `consume` (it turned out not to be a failure). */
+  refund(who: Who): Promise<void>;
 }
 
 export interface RateLimits {
@@ -32,6 +39,8 @@ export interface RateLimits {
   orders: RateLimit;
   /** Checkouts whose promo code was refused: guessing codes. */
   promoFailures: RateLimit;
+  /** Wrong one-time codes (verify-otp) per client IP: guessing, or burning others' codes. */
+  otpFailures: RateLimit<Address>;
 }
 
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -57,47 +66,73 @@ async function current(em: EntityManager, key: string): Promise<{ points: number
   return row && { points: row.points, msLeft: Number(row.ms_left) };
 }
 
+async function giveBack(em: EntityManager, key: string): Promise<void> {
+  await em.execute(`update rate_limits set points = points - 1 where key = ? and points > 0 and expire > ${NOW_MS}`, [key]);
+}
+
 interface Budget {
   prefix: string;
   points: number;
   windowSeconds: number;
 }
 
-export function createRateLimits(orm: Orm, config: Config['rateLimits']): RateLimits {
-  const rule = (perCustomer: Budget, perIp: Budget, message: string): RateLimit => {
-    const budgets = (who: Caller) => [
-      { ...perCustomer, key: `${perCustomer.prefix}:user:${who.userId}` },
-      { ...perIp, key: `${perIp.prefix}:ip:${who.ip}` },
-    ];
-    const refuse = (msLeft: number) => rateLimited(message, Math.max(1, Math.ceil(msLeft / 1000)));
-    return {
-      async consume(who) {
-        for (const budget of budgets(who)) {
-          const { points, msLeft } = await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
-          if (points > budget.points) throw refuse(msLeft);
-        }
-      },
-      async check(who) {
-        for (const budget of budgets(who)) {
-          const used = await current(orm.em.fork(), budget.key);
-          if (used && used.points >= budget.points) throw refuse(used.msLeft);
-        }
-      },
-      async penalize(who) {
-        for (const budget of budgets(who)) await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
-      },
-    };
+/** A budget and the key it counts the caller under. */
+type Keyed<Who> = (who: Who) => Budget & { key: string };
+
+const perCustomer =
+  (budget: Budget): Keyed<Caller> =>
+  (who) => ({ ...budget, key: `${budget.prefix}:user:${who.userId}` });
+const perIp =
+  (budget: Budget): Keyed<Address> =>
+  (who) => ({ ...budget, key: `${budget.prefix}:ip:${who.ip}` });
+
+function rule<Who>(orm: Orm, keyed: Keyed<Who>[], message: string): RateLimit<Who> {
+  const budgets = (who: Who) => keyed.map((budgetOf) => budgetOf(who));
+  const refuse = (msLeft: number) => rateLimited(message, Math.max(1, Math.ceil(msLeft / 1000)));
+  return {
+    async consume(who) {
+      for (const budget of budgets(who)) {
+        const { points, msLeft } = await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
+        if (points > budget.points) throw refuse(msLeft);
+      }
+    },
+    async check(who) {
+      for (const budget of budgets(who)) {
+        const used = await current(orm.em.fork(), budget.key);
+        if (used && used.points >= budget.points) throw refuse(used.msLeft);
+      }
+    },
+    async penalize(who) {
+      for (const budget of budgets(who)) await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
+    },
+    async refund(who) {
+      for (const budget of budgets(who)) await giveBack(orm.em.fork(), budget.key);
+    },
   };
+}
+
+export function createRateLimits(orm: Orm, config: Config['rateLimits']): RateLimits {
   return {
     orders: rule(
-      { prefix: 'orders', points: config.ordersPerCustomerPerMinute, windowSeconds: 60 },
-      { prefix: 'orders', points: config.ordersPerIpPerMinute, windowSeconds: 60 },
+      orm,
+      [
+        perCustomer({ prefix: 'orders', points: config.ordersPerCustomerPerMinute, windowSeconds: 60 }),
+        perIp({ prefix: 'orders', points: config.ordersPerIpPerMinute, windowSeconds: 60 }),
+      ],
       'Too many orders placed. Please wait a moment.',
     ),
     promoFailures: rule(
-      { prefix: 'promo', points: config.promoFailuresPerCustomerPerHour, windowSeconds: 3600 },
-      { prefix: 'promo', points: config.promoFailuresPerIpPerHour, windowSeconds: 3600 },
+      orm,
+      [
+        perCustomer({ prefix: 'promo', points: config.promoFailuresPerCustomerPerHour, windowSeconds: 3600 }),
+        perIp({ prefix: 'promo', points: config.promoFailuresPerIpPerHour, windowSeconds: 3600 }),
+      ],
       'Too many promo codes tried. Try again later.',
+    ),
+    otpFailures: rule(
+      orm,
+      [perIp({ prefix: 'otp-verify', points: config.otpFailuresPerIpPer15Minutes, windowSeconds: 900 })],
+      'Too many wrong verification codes from this address. Try again later.',
     ),
   };
 }

@@ -263,6 +263,104 @@ describe('POST /v1/auth/customer/verify-otp', () => {
   });
 });
 
+describe('POST /v1/auth/customer/verify-otp — wrong codes per client IP', () => {
+  const env = { TRUST_PROXY: 'true', OTP_FAILURES_PER_IP_PER_15_MINUTES: '20' };
+  let limited: TestServer;
+  let second: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer(env);
+    second = await startTestServer(env, limited.db); // another instance on the same database
+  });
+  afterAll(async () => {
+    await second?.close();
+    await limited?.close();
+  });
+
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  const send = (target: TestServer, phone: string, ip: string) =>
+    target.http.post('/v1/auth/customer/send-otp', { phone_number: phone }, { headers: from(ip) });
+  const verify = (target: TestServer, phone: string, code: string, ip: string) =>
+    target.http.post('/v1/auth/customer/verify-otp', { phone_number: phone, verification_code: code }, { headers: from(ip) });
+  const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
+  /** Each owner asks for a code from their own address; the codes they received. */
+  const codesFor = async (phones: string[]) => {
+    for (const [i, phone] of phones.entries()) expect((await send(limited, phone, `198.51.100.${i + 1}`)).status).toBe(202);
+    return phones.map((phone) => limited.whatsapp.lastCodeFor(phone));
+  };
+  const throttled = { message: 'Too many wrong verification codes from this address. Try again later.' };
+
+  it("the probe: 100 wrong codes over 20 phones from one address; past 20 every guess is 429, touching no phone's code", async () => {
+    const phones = Array.from({ length: 20 }, () => uniquePhone());
+    const codes = await codesFor(phones);
+    const answers = [];
+    for (const [i, phone] of phones.entries()) {
+      for (let n = 0; n < 5; n++) answers.push(await verify(limited, phone, wrongFor(codes[i]), '203.0.113.66'));
+    }
+    expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(4).fill([400, 400, 400, 400, 429]).flat());
+    for (const refused of answers.slice(20)) {
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual(throttled);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(900);
+    }
+    // Even the right code is refused to that address now, and costs the phone nothing.
+    expect((await verify(limited, phones[19], codes[19], '203.0.113.66')).status).toBe(429);
+    const attempts = await limited.db.orm.em
+      .fork()
+      .execute<{ attempts: number }[]>(`select attempts from otp_codes where phone_number in (?) order by attempts desc`, [phones]);
+    expect(attempts.map((r) => r.attempts)).toEqual([...Array(4).fill(5), ...Array(16).fill(0)]);
+    // The other 16 owners, each from their own address, sign in with the codes they received.
+    for (let i = 4; i < 20; i++) expect((await verify(limited, phones[i], codes[i], `198.51.100.${i + 1}`)).status).toBe(200);
+  });
+
+  it('another address is not affected, and right codes do not count (one shared network, many sign-ins)', async () => {
+    const phones = Array.from({ length: 25 }, () => uniquePhone());
+    const codes = await codesFor(phones);
+    for (let i = 0; i < 20; i++) await verify(limited, phones[i % 4], wrongFor(codes[i % 4]), '203.0.113.67');
+    expect((await verify(limited, phones[4], wrongFor(codes[4]), '203.0.113.67')).status).toBe(429);
+    // Another address: its own wrong code is a plain 400; 20 owners on one office network sign in.
+    expect((await verify(limited, phones[4], wrongFor(codes[4]), '192.0.2.10')).status).toBe(400);
+    for (let i = 5; i < 25; i++) expect((await verify(limited, phones[i], codes[i], '192.0.2.10')).status).toBe(200);
+  });
+
+  it("the owner of a code a stranger burned asks for a fresh one and signs in with it, from the owner's address", async () => {
+    const phone = uniquePhone();
+    const [code] = await codesFor([phone]);
+    for (let n = 0; n < 5; n++) await verify(limited, phone, wrongFor(code), '203.0.113.68');
+    const burned = await verify(limited, phone, code, '198.51.100.1');
+    expect(burned.status).toBe(429);
+    expect(burned.body).toEqual({ message: 'Too many attempts. Request a new verification code.' });
+    await passCooldown(limited);
+    expect((await send(limited, phone, '198.51.100.1')).status).toBe(202);
+    const fresh = limited.whatsapp.lastCodeFor(phone);
+    // One wrong try of the owner's own (a typo) is still one of five on the fresh code.
+    expect((await verify(limited, phone, wrongFor(fresh), '198.51.100.1')).status).toBe(400);
+    const signedIn = await verify(limited, phone, fresh, '198.51.100.1');
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.data.registration_token).toEqual(expect.any(String));
+  });
+
+  it('evaluates exactly 20 of 50 concurrent wrong guesses from one address', async () => {
+    const guesses = Array.from({ length: 50 }, () => verify(limited, uniquePhone(), '123456', '203.0.113.70'));
+    const statuses = (await Promise.all(guesses)).map((a) => a.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+  });
+
+  it('counts one address across instances sharing the database', async () => {
+    const phones = Array.from({ length: 10 }, () => uniquePhone());
+    const codes = await codesFor(phones);
+    const statuses = [];
+    for (let i = 0; i < 22; i++) {
+      const target = i % 2 ? second : limited;
+      statuses.push((await verify(target, phones[i % 10], wrongFor(codes[i % 10]), '203.0.113.69')).status);
+    }
+    expect(statuses).toEqual([...Array(20).fill(400), 429, 429]);
+    expect((await verify(second, phones[0], wrongFor(codes[0]), '203.0.113.69')).body).toEqual(throttled);
+  });
+});
+
 describe('POST /v1/auth/customer/complete-profile', () => {
   const complete = (body: Record<string, unknown>) => server.http.post('/v1/auth/customer/complete-profile', body);
   /** send-otp + verify-otp for a new phone: the registration token complete-profile needs. */

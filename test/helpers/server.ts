@@ -68,6 +68,7 @@ export async function startTestServer(
     ORDERS_PER_IP_PER_MINUTE: '100000',
     PROMO_FAILURES_PER_CUSTOMER_PER_HOUR: '100000',
     PROMO_FAILURES_PER_IP_PER_HOUR: '100000',
+    OTP_FAILURES_PER_IP_PER_15_MINUTES: '100000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // The answer cache keeps an answer for the rest of its second and nothing invalidates it, so
     // a test that writes then reads (or empties the tables and reuses ids) would read the old

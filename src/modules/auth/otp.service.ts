@@ -66,8 +66,19 @@ export async function withdrawCode(ctx: Context, phoneNumber: string, issued: Is
 /**
  * Checks a code and consumes it on success. The attempt counter is raised in the same
  * statement that reads the hash, so concurrent guesses evaluate at most `maxAttempts` times.
+ *
+ * Wrong codes are also limited per client IP across phones (shared by all instances), so one
+ * address cannot burn many owners' codes: each try is counted before the code is looked at
+ * (concurrent guesses cannot overshoot) and a right code gives its count back.
  */
 export async function consumeCode(ctx: Context, phoneNumber: string, code: string): Promise<void> {
+  const guesses = ctx.services.rateLimits.otpFailures;
+  await guesses.consume({ ip: ctx.ip });
+  await checkCode(ctx, phoneNumber, code);
+  await guesses.refund({ ip: ctx.ip });
+}
+
+async function checkCode(ctx: Context, phoneNumber: string, code: string): Promise<void> {
   const { em } = ctx;
   const { maxAttempts } = ctx.services.config.otp;
   const invalid = new AppError('INVALID_CODE', 'The verification code is invalid or has expired.');
