@@ -197,7 +197,13 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   });
 
   outboxSettings.reminderAfterSeconds = Math.floor(config.orders.acceptTimeoutSeconds / 2);
-  const notifications = new OutboxWorker(orm.em, createChannels(config, logger), config.notifications, logger, config.payments.currency);
+  const notifications = new OutboxWorker(
+    orm.em,
+    createChannels(config, logger, services.webPush),
+    config.notifications,
+    logger,
+    config.payments.currency,
+  );
   if (config.notifications.worker) notifications.start();
 
   return {

@@ -132,6 +132,26 @@ export interface NotificationsConfig {
   fcm?: { account: ServiceAccount; apiUrl: string; tokenUrl: string; timeoutMs: number };
   /** Approved WhatsApp template names by notification kind. */
   whatsappTemplates: Record<string, string>;
+  webPush: WebPushConfig;
+}
+
+export interface WebPushConfig {
+  /** VAPID key pair (base64url); unset = kept in the data dir outside production, Web Push off in production (vapid-keys.ts). */
+  keys?: { publicKey: string; privateKey: string };
+  /** mailto: or https: URL the push services may contact about our sends. */
+  subject: string;
+  /**
+   * Origins (a local fake push service) whose endpoints are taken without the public-host rules
+   * (web-push-endpoint.ts); refused in production, where only https endpoints of public hosts are.
+   */
+  allowedOrigins: string[];
+  timeoutMs: number;
+}
+
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+  subject: string;
 }
 
 export interface PaymentsConfig {
@@ -290,6 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     whatsappTemplates: {
       new_order: read('WHATSAPP_TEMPLATE_NEW_ORDER') ?? 'new_order',
     },
+    webPush: webPushConfig(read, int, production, problems),
   };
 
   const config: Config = {
@@ -423,8 +444,45 @@ function paymentsConfig(
   return { currency, stripe, reconcileAfterSeconds: int('PAYMENT_RECONCILE_AFTER_SECONDS', 900, 10, 7 * 86400) };
 }
 
+/**
+ * Web Push: both VAPID keys or neither (development then keeps a generated pair in the data
+ * dir); the allowlist of fake push services only outside production.
+ */
+function webPushConfig(
+  read: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min?: number, max?: number) => number,
+  production: boolean,
+  problems: string[],
+): WebPushConfig {
+  const publicKey = read('WEB_PUSH_VAPID_PUBLIC_KEY');
+  const privateKey = read('WEB_PUSH_VAPID_PRIVATE_KEY');
+  const subject = read('WEB_PUSH_SUBJECT') ?? 'mailto:notifications@delivery-platform.invalid';
+  if (!/^(mailto:|https:\/\/)\S+$/.test(subject)) problems.push('WEB_PUSH_SUBJECT must be a mailto: or https: URL');
+  const base64urlBytes = (value: string | undefined) =>
+    value && /^[A-Za-z0-9_-]+$/.test(value) ? Buffer.from(value, 'base64url').length : -1;
+  if ((publicKey === undefined) !== (privateKey === undefined)) {
+    problems.push('WEB_PUSH_VAPID_PUBLIC_KEY and WEB_PUSH_VAPID_PRIVATE_KEY go together: set both, or neither');
+  } else if (publicKey !== undefined) {
+    if (base64urlBytes(publicKey) !== 65) problems.push('WEB_PUSH_VAPID_PUBLIC_KEY must be a P-256 public key, 65 bytes in base64url');
+    if (base64urlBytes(privateKey) !== 32) problems.push('WEB_PUSH_VAPID_PRIVATE_KEY must be a P-256 private key, 32 bytes in base64url');
+  }
+  if (production && publicKey && !read('WEB_PUSH_SUBJECT')) {
+    problems.push('WEB_PUSH_SUBJECT (mailto: or https: contact for the push services) is required in production with VAPID keys');
+  }
+  const allowedOrigins = origins(read('WEB_PUSH_ALLOWED_ORIGINS'), problems, 'WEB_PUSH_ALLOWED_ORIGINS');
+  if (production && allowedOrigins.length > 0) {
+    problems.push('WEB_PUSH_ALLOWED_ORIGINS lets endpoints reach private addresses and is refused in production');
+  }
+  return {
+    keys: publicKey && privateKey ? { publicKey, privateKey } : undefined,
+    subject,
+    allowedOrigins,
+    timeoutMs: int('WEB_PUSH_TIMEOUT_MS', 10_000, 100, 120_000),
+  };
+}
+
 /** `https://a.example,https://b.example` -> origins; `*` is refused (tokens travel in headers, but say who). */
-function origins(raw: string | undefined, problems: string[]): string[] {
+function origins(raw: string | undefined, problems: string[], name = 'CORS_ORIGINS'): string[] {
   if (!raw) return [];
   const list = raw
     .split(',')
@@ -438,7 +496,7 @@ function origins(raw: string | undefined, problems: string[]): string[] {
     } catch {
       ok = false;
     }
-    if (!ok) problems.push(`CORS_ORIGINS entry "${origin}" must be an origin such as https://dashboard.example.com`);
+    if (!ok) problems.push(`${name} entry "${origin}" must be an origin such as https://dashboard.example.com`);
   }
   return list;
 }

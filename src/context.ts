@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Config } from './config';
+import { Config, VapidKeys } from './config';
 import { AppError, unauthenticated } from './common/errors';
 import { LoaderCache } from './common/batch-loader';
 import { Clock } from './common/clock';
@@ -41,6 +41,8 @@ export interface Services {
   payments: PaymentProviders;
   /** The payment's part of the order's moves (implemented by the payments module). */
   orderPayments: OrderPayments;
+  /** The VAPID keys Web Push signs with (notifications/vapid-keys.ts); null: Web Push is off. */
+  webPush: VapidKeys | null;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */
   clock: Clock;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */

@@ -11,6 +11,7 @@ import { driverRoutes } from './modules/drivers/driver.rest';
 import { orderRoutes } from './modules/orders/order.rest';
 import { paymentRoutes } from './modules/payments/payment.rest';
 import { preferenceRoutes, sentLogRoutes } from './modules/notifications/preference.rest';
+import { webPushRoutes } from './modules/notifications/web-push.rest';
 import { RestRoute } from './rest/route';
 
 export const restRoutes: RestRoute[] = [
@@ -27,4 +28,5 @@ export const restRoutes: RestRoute[] = [
   ...paymentRoutes,
   ...preferenceRoutes,
   ...sentLogRoutes,
+  ...webPushRoutes,
 ];

@@ -8,6 +8,7 @@ import { createMessageSender } from './modules/auth/senders';
 import { authenticate } from './modules/auth/token.service';
 import { onOrderTransition, settlePayments } from './modules/payments/payment-lifecycle';
 import { createPaymentProviders } from './modules/payments/providers';
+import { vapidKeys } from './modules/notifications/vapid-keys';
 import type { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
 
@@ -31,6 +32,7 @@ export function createServices(
     rateLimits,
     sender: sender ?? createMessageSender(config, logger),
     payments,
+    webPush: vapidKeys(config, logger),
     orderPayments: {
       onTransition: onOrderTransition,
       settle: (em, log, ids) => settlePayments(em, { payments, pubSub: bus.pubSub, logger: log }, ids),

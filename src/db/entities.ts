@@ -24,6 +24,7 @@ import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity
 import { OrderEvent } from '../modules/orders/order-event.entity';
 import { NotificationOutbox } from '../modules/notifications/notification.entity';
 import { NotificationPreference } from '../modules/notifications/preference.entity';
+import { WebPushSubscription } from '../modules/notifications/web-push.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
 import { Payment } from '../modules/payments/payment.entity';
@@ -65,6 +66,7 @@ export const entities = [
   OrderEvent,
   NotificationOutbox,
   NotificationPreference,
+  WebPushSubscription,
   IdempotencyKey,
   PaymentMethod,
   StoreSearchName,

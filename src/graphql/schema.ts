@@ -25,6 +25,7 @@ import { refuseControlCharactersInArguments } from './control-characters';
 import { AppPubSub, createAppPubSub } from '../pubsub';
 import { NotificationPreferenceResolver } from '../modules/notifications/preference.resolver';
 import { SentNotificationResolver } from '../modules/notifications/sent-log';
+import { WebPushResolver } from '../modules/notifications/web-push.resolver';
 
 export const resolvers = [
   AuthResolver,
@@ -52,6 +53,7 @@ export const resolvers = [
   OrderPaymentHistoryResolver,
   NotificationPreferenceResolver,
   SentNotificationResolver,
+  WebPushResolver,
 ] as const;
 
 /** `pubSub` is the app's event bus (type-graphql requires one for subscriptions). */

@@ -3,6 +3,7 @@
  * devices signed in with push tokens, and waiting for pushes by polling.
  */
 import { FakeFcm } from './fake-fcm';
+import { FakePushService } from './fake-push-service';
 import { Factory } from './factories';
 import { passCooldown } from './auth';
 import { OrderWorld, useOrderWorld } from './orders';
@@ -19,24 +20,29 @@ export const NOTIFY_ENV = {
   OTP_MAX_PER_PHONE_PER_DAY: '1000',
 };
 
-/** `const t = useNotifyWorld()`: t.server, t.make, t.w (an order world) and t.fcm. */
+/** `const t = useNotifyWorld()`: t.server, t.make, t.w (an order world), t.fcm and t.webPush (a fake push service). */
 export function useNotifyWorld(env: Record<string, string> = {}) {
   const fcm = new FakeFcm();
+  const webPush = new FakePushService();
   return Object.assign(
-    useOrderWorld(env, (ready, serverEnv) => useFcmServer(fcm, ready, serverEnv)),
-    { fcm },
+    useOrderWorld(env, (ready, serverEnv) => useFakesServer([fcm, webPush], ready, serverEnv)),
+    { fcm, webPush },
   );
 }
 
-function useFcmServer(fcm: FakeFcm, ready: (server: TestServer, make: Factory) => void, env: Record<string, string>) {
+type Fake = { start(): Promise<string>; stop(): Promise<void>; reset(): void; env(): Record<string, string> };
+
+function useFakesServer(fakes: Fake[], ready: (server: TestServer, make: Factory) => void, env: Record<string, string>) {
   const serverEnv: Record<string, string> = { ...NOTIFY_ENV, ...env };
   beforeAll(async () => {
-    await fcm.start();
-    Object.assign(serverEnv, fcm.env());
+    for (const fake of fakes) {
+      await fake.start();
+      Object.assign(serverEnv, fake.env());
+    }
   });
   useTestServer(ready, serverEnv);
-  beforeEach(() => fcm.reset());
-  afterAll(() => fcm.stop());
+  beforeEach(() => fakes.forEach((fake) => fake.reset()));
+  afterAll(() => Promise.all(fakes.map((fake) => fake.stop())));
 }
 
 /** Signs `phone` in again from a device with a push token (send-otp, verify-otp); answers the access token. */

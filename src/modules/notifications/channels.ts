@@ -3,13 +3,16 @@
  * and says what became of it; the worker (worker.ts) decides about retries and records it.
  */
 import jwt from 'jsonwebtoken';
-import type { Config } from '../../config';
+import type { Config, VapidKeys } from '../../config';
 import type { Logger } from '../../common/logger';
 import type { NotificationChannel } from './notification.entity';
+import { WebPushChannel } from './web-push-channel';
 
 export interface OutgoingMessage {
-  /** The channel's address: a push token, an E.164 phone number. */
+  /** The channel's address: a push token, an E.164 phone number, a Web Push endpoint. */
   to: string;
+  /** Web Push: the browser's keys the payload is encrypted to. */
+  keys?: { p256dh: string; auth: string };
   title: string;
   body: string;
   /** The deep link: type (the kind), order_id, status. */
@@ -129,7 +132,7 @@ export class FcmChannel implements Channel {
 }
 
 /** Retry-After in seconds or as an HTTP date, in milliseconds from now. */
-function retryAfter(header: string | null): number | undefined {
+export function retryAfter(header: string | null): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
@@ -183,7 +186,7 @@ export class WhatsAppChannel implements Channel {
   }
 }
 
-export function createChannels(config: Config, logger: Logger): Channels {
+export function createChannels(config: Config, logger: Logger, vapid: VapidKeys | null): Channels {
   const { fcm, whatsappTemplates } = config.notifications;
   const push: Channel | undefined = fcm ? new FcmChannel(fcm) : config.env === 'development' ? new LogChannel(logger, 'push') : undefined;
   const whatsappReady = Boolean(config.whatsapp.phoneNumberId && config.whatsapp.accessToken);
@@ -192,5 +195,6 @@ export function createChannels(config: Config, logger: Logger): Channels {
     : config.env === 'development'
       ? new LogChannel(logger, 'whatsapp')
       : undefined;
-  return { push, whatsapp };
+  const web_push = vapid ? new WebPushChannel(vapid, config.notifications.webPush) : undefined;
+  return { push, whatsapp, web_push };
 }

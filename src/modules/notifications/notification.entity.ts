@@ -4,7 +4,7 @@ import { OrderEvent } from '../orders/order-event.entity';
 import { Order } from '../orders/order.entity';
 import { User } from '../users/user.entity';
 
-export type NotificationChannel = 'push' | 'whatsapp' | 'webpush';
+export type NotificationChannel = 'push' | 'whatsapp' | 'web_push';
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
 
 /**

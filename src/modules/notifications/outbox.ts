@@ -76,10 +76,10 @@ export function kindsOf(event: EventFacts, rejectionReason?: string | null): { k
 
 /**
  * The outbox rows of one event: per kind, one row per device of the recipient with a push
- * token (unless they turned push off), and for a new order whose owner hears no push (no such
- * device, or push off), one WhatsApp row unless WhatsApp is off too. Order messages ignore the
- * kind switches and quiet hours (those are for marketing-type messages). Answers how many rows
- * were written.
+ * token and one per browser subscribed to Web Push (unless they turned that channel off), and
+ * for a new order whose owner hears no push of either kind, one WhatsApp row unless WhatsApp
+ * is off too. Order messages ignore the kind switches and quiet hours (those are for
+ * marketing-type messages). Answers how many rows were written.
  */
 export async function enqueue(tx: EntityManager, eventId: string, orderId: number, event: EventFacts): Promise<number> {
   if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
@@ -102,8 +102,9 @@ export async function enqueue(tx: EntityManager, eventId: string, orderId: numbe
        where o.id = ?
      ),
      prefs as (
-       select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp,
-         exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device
+       select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp, coalesce(p.web_push, true) as web_push,
+         exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device,
+         exists (select 1 from web_push_subscriptions w where w.user_id = who.user_id) as has_browser
        from who left join notification_preferences p on p.user_id = who.user_id
        where who.user_id is not null
      ),
@@ -112,9 +113,13 @@ export async function enqueue(tx: EntityManager, eventId: string, orderId: numbe
        from prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
        where prefs.push
        union all
+       select prefs.kind, prefs.delay, prefs.user_id, 'web_push', 'webpush:' || w.id
+       from prefs join web_push_subscriptions w on w.user_id = prefs.user_id
+       where prefs.web_push
+       union all
        select kind, delay, user_id, 'whatsapp', 'phone'
        from prefs
-       where kind = 'new_order' and whatsapp and not (push and has_device)
+       where kind = 'new_order' and whatsapp and not (push and has_device) and not (web_push and has_browser)
      ),
      written as (
        insert into notification_outbox (event_id, order_id, kind, user_id, channel, target, due_at)

@@ -15,7 +15,7 @@ export class SentNotification {
   @Field({ description: 'customer, owner or driver.' })
   recipient!: string;
 
-  @Field({ description: 'push, whatsapp or webpush.' })
+  @Field({ description: 'push, whatsapp or web_push.' })
   channel!: string;
 
   @Field({ description: 'pending (waiting or retrying), sent, failed (given up: see error) or skipped.' })

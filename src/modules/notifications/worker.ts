@@ -24,7 +24,7 @@ interface Claimed {
 }
 
 /** What the worker needs to reach a row's recipient, or why it no longer can. */
-type Address = { to: string; locale: string; deviceId?: number } | { skip: string };
+type Address = { to: string; locale: string; keys?: OutgoingMessage['keys'] } | { skip: string };
 
 const HOUR_MS = 3_600_000;
 
@@ -135,22 +135,19 @@ export class OutboxWorker {
         data: { type: row.kind, order_id: String(row.order_id), status: facts.status },
         parameters: [String(row.order_id), facts.storeName, facts.items, facts.total],
         locale: address.locale,
+        keys: address.keys,
       };
       const outcome = await channel.send(message);
-      await this.record(em, row, outcome, address.deviceId, address.to);
+      await this.record(em, row, outcome, address.to);
     } catch (error) {
       this.logger.warn({ err: error, notification: row.id }, 'sending a notification failed');
       await this.record(em, row, { ok: false, retry: true, error: (error as Error).message }).catch(() => undefined);
     }
   }
 
-  private async record(em: EntityManager, row: Claimed, outcome: Outcome, deviceId?: number, token?: string): Promise<void> {
+  private async record(em: EntityManager, row: Claimed, outcome: Outcome, to?: string): Promise<void> {
     if (outcome.ok) return finish(em, row, 'sent', null);
-    if (outcome.invalidTarget && deviceId !== undefined) {
-      // The token is dead: forget it (unless the device signed in again with a new one meanwhile).
-      await em.execute(`update user_devices set push_token = null where id = ? and push_token = ?`, [deviceId, token]);
-      this.logger.info({ device: deviceId }, 'removed a push token the provider no longer accepts');
-    }
+    if (outcome.invalidTarget && to !== undefined) await this.forget(em, row, to);
     if (!outcome.retry || row.attempts >= this.config.maxAttempts) {
       return finish(em, row, 'failed', outcome.error);
     }
@@ -161,7 +158,22 @@ export class OutboxWorker {
       row.id,
     ]);
   }
+
+  /** The address is dead: forget it (unless it changed meanwhile: a device signed in again with a new token). */
+  private async forget(em: EntityManager, row: Claimed, to: string): Promise<void> {
+    const id = targetId(row);
+    if (row.channel === 'push') {
+      await em.execute(`update user_devices set push_token = null where id = ? and push_token = ?`, [id, to]);
+      this.logger.info({ device: id }, 'removed a push token the provider no longer accepts');
+    } else if (row.channel === 'web_push') {
+      await em.execute(`delete from web_push_subscriptions where id = ? and endpoint = ?`, [id, to]);
+      this.logger.info({ subscription: id }, 'removed a Web Push subscription its push service no longer has');
+    }
+  }
 }
+
+/** The id in a row's target: `device:12` -> 12, `webpush:7` -> 7. */
+const targetId = (row: Claimed) => Number(row.target.slice(row.target.indexOf(':') + 1));
 
 /** Full jitter over an exponential ceiling: attempt 1 waits up to `base`, 2 up to 2×base, ..., at most an hour. */
 export function backoff(attempt: number, baseMs: number): number {
@@ -180,12 +192,22 @@ function finish(em: EntityManager, row: Claimed, status: 'sent' | 'failed' | 'sk
 
 async function addressOf(em: EntityManager, row: Claimed): Promise<Address> {
   if (row.channel === 'push') {
-    const [device] = await em.execute<{ id: number; push_token: string | null; locale: string | null }[]>(
-      `select id, push_token, locale from user_devices where id = ? and user_id = ?`,
-      [Number(row.target.replace('device:', '')), row.user_id],
+    const [device] = await em.execute<{ push_token: string | null; locale: string | null }[]>(
+      `select push_token, locale from user_devices where id = ? and user_id = ?`,
+      [targetId(row), row.user_id],
     );
     if (!device?.push_token) return { skip: 'the device has no push token any more' };
-    return { to: device.push_token, locale: device.locale ?? 'en', deviceId: device.id };
+    return { to: device.push_token, locale: device.locale ?? 'en' };
+  }
+  if (row.channel === 'web_push') {
+    const [browser] = await em.execute<{ endpoint: string; p256dh: string; auth: string; locale: string | null }[]>(
+      `select w.endpoint, w.p256dh, w.auth,
+         (select locale from user_devices d where d.user_id = w.user_id order by last_seen_at desc limit 1) as locale
+       from web_push_subscriptions w where w.id = ? and w.user_id = ?`,
+      [targetId(row), row.user_id],
+    );
+    if (!browser) return { skip: 'the browser is no longer subscribed' };
+    return { to: browser.endpoint, locale: browser.locale ?? 'en', keys: { p256dh: browser.p256dh, auth: browser.auth } };
   }
   const [user] = await em.execute<{ phone_number: string; locale: string | null }[]>(
     `select u.phone_number, (select locale from user_devices d where d.user_id = u.id order by last_seen_at desc limit 1) as locale
