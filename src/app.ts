@@ -17,7 +17,7 @@ import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { countRequests, routeLabel, track } from './common/metrics';
-import { Orm, poolStats } from './db/orm';
+import { Orm, poolConnections } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
@@ -171,7 +171,11 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     ],
   });
   await apollo.start();
-  const untrack = track({ pool: () => poolStats(orm), websockets: () => websocket.open(), subscriptions: () => events.subscriptions() });
+  const untrack = track({
+    pool: () => poolConnections(orm),
+    websockets: () => websocket.open(),
+    subscriptions: () => events.subscriptions(),
+  });
   app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(rest);
