@@ -9,7 +9,7 @@ import { openDatabase } from '../src/db/orm';
 import { CASABLANCA } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { HOME_WALK, homeBlocksCtes, homeListing } from '../src/modules/stores/home-query';
-import { reachIndex } from '../src/modules/stores/reach-index.loader';
+import { reachIndex } from '../src/modules/stores/reach/reach-loader';
 import { HOME_BLOCK_SIZE, HOME_PRODUCT_STORES } from '../src/modules/discovery/discovery.service';
 
 interface Node {
@@ -58,7 +58,7 @@ async function main() {
   };
   const rows = new Map<string, Row[]>(variants.map((v) => [v, []]));
   for (const p of points) {
-    const listing = homeListing(index, p);
+    const listing = homeListing(em, p);
     const best = new Map<string, { ms: number; buffers: number; plan: Node }>();
     for (let k = 0; k < Number(values.repeat); k++) {
       for (const v of variants) {

@@ -12,8 +12,8 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/orm';
 import { CASABLANCA } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
-import { earthPoint, ReachAnswers, ReachIndex, ReachQuery, ReachSort, ReachStore } from '../src/modules/stores/reach-index';
-import { reachIndex, readReachStores } from '../src/modules/stores/reach-index.loader';
+import { earthPoint, ReachAnswers, ReachIndex, ReachQuery, ReachSort, ReachStore } from '../src/modules/stores/reach/reach-index';
+import { reachIndex, readReachStores } from '../src/modules/stores/reach/reach-loader';
 
 const cpuMicros = () => {
   const u = process.cpuUsage();

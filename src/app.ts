@@ -17,7 +17,7 @@ import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { countRequests, routeLabel, track } from './common/metrics';
-import { Orm, poolStats } from './db/orm';
+import { Orm, poolConnections } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
@@ -31,7 +31,7 @@ import { openApiDocument } from './rest/openapi';
 import { pagesRouter } from './pages';
 import { createAppPubSub } from './pubsub';
 import { createRateLimits } from './rate-limits';
-import { reachIndex } from './modules/stores/reach-index.loader';
+import { turnReachIndexOff, warmReachIndex } from './modules/stores/reach/reach';
 import { createServices, Services } from './services';
 import { paymentWebhookRouter } from './modules/payments/payment.webhook';
 import { createChannels } from './modules/notifications/channels';
@@ -60,7 +60,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
   // Nearby's reach index is read before the first request, not during it (docs/decisions.md "Nearby: the in-process reach index").
-  await reachIndex(orm.em.fork(), { wait: true }).catch((error: unknown) =>
+  if (!config.reachIndex) turnReachIndexOff(orm.em);
+  await warmReachIndex(orm.em.fork()).catch((error: unknown) =>
     logger.warn({ err: error }, 'reach index not built; nearby answers from SQL until it is'),
   );
 
@@ -170,7 +171,11 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     ],
   });
   await apollo.start();
-  const untrack = track({ pool: () => poolStats(orm), websockets: () => websocket.open(), subscriptions: () => events.subscriptions() });
+  const untrack = track({
+    pool: () => poolConnections(orm),
+    websockets: () => websocket.open(),
+    subscriptions: () => events.subscriptions(),
+  });
   app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(rest);

@@ -93,6 +93,8 @@ export interface Config {
    * the second they were computed in (a write is seen within a second).
    */
   readCache: { enabled: boolean; maxEntries: number; maxBytes: number };
+  /** REACH_INDEX: nearby and home from the in-process reach index (modules/stores/reach/); off = SQL alone, same answers. */
+  reachIndex: boolean;
   rateLimits: {
     /** Checkouts carrying a promo code that fails, per customer / per IP, per hour. */
     promoFailuresPerCustomerPerHour: number;
@@ -377,6 +379,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxEntries: int('READ_CACHE_MAX_ENTRIES', 2_000, 1, 1_000_000),
       maxBytes: int('READ_CACHE_MAX_BYTES', 32 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     },
+    reachIndex: oneOf('REACH_INDEX', ['on', 'off'], 'on') === 'on',
     rateLimits: {
       promoFailuresPerCustomerPerHour: int('PROMO_FAILURES_PER_CUSTOMER_PER_HOUR', 10, 1),
       promoFailuresPerIpPerHour: int('PROMO_FAILURES_PER_IP_PER_HOUR', 30, 1),

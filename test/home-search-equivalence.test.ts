@@ -12,8 +12,8 @@ import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/d
 import { Random } from '../src/db/seed/random';
 import { GeoPoint } from '../src/modules/stores/store-query';
 import { HOME_WALK, homeBlocksCtes, homeListing, HomeListing, homeStoreBlocks, walkedStoreBlocks } from '../src/modules/stores/home-query';
-import { reachIndex } from '../src/modules/stores/reach-index.loader';
-import { ReachAnswers } from '../src/modules/stores/reach-index';
+import { reachIndex } from '../src/modules/stores/reach/reach-loader';
+import { ReachAnswers } from '../src/modules/stores/reach/reach-index';
 import { homeProductBlocks, productHitsSql } from '../src/modules/catalog/product-query';
 import { storeHitsSql } from '../src/modules/stores/store-query';
 import { openTestDatabase } from './helpers/database';
@@ -155,7 +155,7 @@ describe("home store blocks where few stores deliver, from the reach index's lis
     let listed = 0;
     for (const { name, point } of points()) {
       if (!point) {
-        expect(homeListing(await index(), point)).toBeNull();
+        expect(homeListing(em(), point)).toBeNull();
         continue;
       }
       for (const [size, sources, walk] of [
@@ -163,7 +163,7 @@ describe("home store blocks where few stores deliver, from the reach index's lis
         [SIZE, SOURCES, 40],
         [3, 5, 15],
       ]) {
-        const listing = homeListing(await index(), point, walk);
+        const listing = homeListing(em(), point, walk);
         if (!listing) continue;
         listed++;
         const label = `${name} / ${size} and ${sources} / walk ${walk} / ${listing.ids.length} listed`;
@@ -179,7 +179,7 @@ describe("home store blocks where few stores deliver, from the reach index's lis
         const got = await listedBlocks(point, size, sources, walk, without);
         expect({ label, stores: got.stores.map((s) => s.id) }).not.toEqual({ label, stores: expected.stores.map((s) => s.id) });
         // At another version the list is not used: the walks or the box answer, exactly.
-        expect({ label, ...(await listedBlocks(point, size, sources, walk, { ...without, version: 'other' })) }).toEqual({
+        expect({ label, ...(await listedBlocks(point, size, sources, walk, { ...without, stamp: 'other' })) }).toEqual({
           label,
           ...expected,
         });
@@ -191,12 +191,12 @@ describe("home store blocks where few stores deliver, from the reach index's lis
 
   it('reads the listed stores by id, without the walks or after them, and the box without a list', async () => {
     // A point where the walks come back short (HOME_WALK at this city's size) and the index lists a few stores.
-    const copy = await index();
+    await index();
     let point: GeoPoint | undefined;
     for (const p of points()) {
       if (
         p.point &&
-        (homeListing(copy, p.point, 1)?.ids.length ?? 0) > 0 &&
+        (homeListing(em(), p.point, 1)?.ids.length ?? 0) > 0 &&
         !(await walkedStoreBlocks(em(), p.point, SIZE, SOURCES, HOME_WALK))
       ) {
         point = p.point;
@@ -205,7 +205,7 @@ describe("home store blocks where few stores deliver, from the reach index's lis
     }
     expect(point).toBeDefined();
     // The walks' fixed allowance, with which they come back short here (the listing's own is longer).
-    const listing = { ...homeListing(copy, point, 1)!, walk: HOME_WALK };
+    const listing = { ...homeListing(em(), point, 1)!, walk: HOME_WALK };
     const byId = new RegExp(`Index Scan using stores_pkey on stores s[^\\n]*rows=${listing.ids.length} loops=1`);
     const read = (plan: string, index: string) =>
       plan.split('\n').filter((line) => line.includes(`using ${index}`) && /rows=[1-9]/.test(line)).length;
@@ -226,17 +226,17 @@ describe("home store blocks where few stores deliver, from the reach index's lis
     expect(after).toMatch(byId);
     expect(read(after, 'stores_earth_index')).toBe(1);
     // At another version: the walk, then the box (the earth index twice), and no row by id.
-    const stale = await blocksPlan(point!, { ...listing, version: 'other' });
+    const stale = await blocksPlan(point!, { ...listing, stamp: 'other' });
     expect(stale).toMatch(/Index Scan using stores_pkey[^\n]*never executed/);
     expect(read(stale, 'stores_earth_index')).toBe(2);
   });
 
   it("walks as far as the list's rarity asks where the fixed allowance comes back short, and answers the same", async () => {
-    const copy = await index();
+    await index();
     const [size, sources, walk] = [3, 5, 15];
     let answered = 0;
     for (const { name, point } of points()) {
-      const listed = point && homeListing(copy, point, walk);
+      const listed = point && homeListing(em(), point, walk);
       if (!listed || (await walkedStoreBlocks(em(), point, size, sources, walk))) continue;
       // The walks tried, whatever the list's count decided (HOME_WALKS_SKIPPED_FACTOR).
       const listing = { ...listed, skipWalks: false };
@@ -263,11 +263,11 @@ describe("home store blocks where few stores deliver, from the reach index's lis
   }, 120_000);
 
   it('answers the full ranking when a write moved the version after the index was read', async () => {
-    const copy = await index();
+    await index();
     const point = points()
       .map((p) => p.point)
-      .find((p) => p && (homeListing(copy, p)?.ids.length ?? 0) > 0)!;
-    const listing = homeListing(copy, point)!;
+      .find((p) => p && (homeListing(em(), p)?.ids.length ?? 0) > 0)!;
+    const listing = homeListing(em(), point)!;
     // A store that does not deliver there, best rated of all, now delivers there.
     const [outsider] = await em().execute<{ id: number; delivery_radius_km: number; rating: string; rating_count: number }[]>(
       `select id, delivery_radius_km, rating, rating_count from stores

@@ -9,16 +9,18 @@
  */
 import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Database } from '../src/db/orm';
+import { Database, openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { localTimesAt, localTimesOf } from '../src/modules/stores/local-time';
-import { weekSeconds } from '../src/modules/stores/reach-index';
+import { weekSeconds } from '../src/modules/stores/reach/reach-index';
 import { readViews } from '../src/common/row-views';
 import { StoreCategory } from '../src/modules/stores/store-category.entity';
-import { findStores, findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
-import { reachIndex } from '../src/modules/stores/reach-index.loader';
+import { findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
+import { reachIndex } from '../src/modules/stores/reach/reach-loader';
 import { activeWindowSql } from '../src/common/active-window';
+import { findStores } from '../src/modules/stores/find-stores';
+import { turnReachIndexOff } from '../src/modules/stores/reach/reach';
 import { openTestDatabase } from './helpers/database';
 
 const STORES = 1000;
@@ -128,6 +130,10 @@ describe('nearby at city scale answers like the full sort', () => {
   it('gives the same stores, order, distances and total for every sort, filter, point and page', async () => {
     const index = await reachIndex(em(), { wait: true });
     expect(index?.size).toBeGreaterThan(STORES * 0.9);
+    // A second pool on the same database with the index turned off (REACH_INDEX=off): the service's findStores there is SQL's.
+    const off = await openDatabase({ databaseUrl: db.orm.config.get('clientUrl'), migrate: false, poolMax: 2 });
+    turnReachIndexOff(off.orm.em);
+    const findWithIndexOff: typeof findStores = (_em, ...rest) => findStores(off.orm.em.fork(), ...rest);
     const compared: string[] = [];
     for (const { name: where, point } of points()) {
       for (const [name, rest] of await filters()) {
@@ -142,6 +148,7 @@ describe('nearby at city scale answers like the full sort', () => {
               for (const [path, find] of [
                 ['index', findStores],
                 ['sql', findStoresBySql],
+                ['index turned off', findWithIndexOff],
               ] as const) {
                 const got = await find(em(), filter, sort, { limit: perPage, offset: (page - 1) * perPage });
                 const label = `${path}: ${where} / ${name} / ${sort} / page ${page} of ${perPage}`;
@@ -157,9 +164,11 @@ describe('nearby at city scale answers like the full sort', () => {
       }
     }
     // Non-trivial: some answers were long lists, some were empty.
-    expect(compared.length).toBeGreaterThan(800);
-    // The index answered (a rebuild would have sent every request to SQL).
+    expect(compared.length).toBeGreaterThan(1200);
+    // The index answered (a rebuild would have sent every request to SQL); turned off, it was never built.
     expect(await reachIndex(em())).toBe(index);
+    expect(await reachIndex(off.orm.em.fork(), { wait: true })).toBeNull();
+    await off.close();
   }, 600_000);
 
   it('cuts pages through exact distance ties like the full sort (twins, id order)', async () => {

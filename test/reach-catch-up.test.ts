@@ -15,10 +15,11 @@ import { Knex } from '@mikro-orm/knex';
 import { Database } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
-import { findStores, findStoresBySql, StoreFilter, StoreSort } from '../src/modules/stores/store-query';
-import { laterSnapshot, REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
-import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
-import { ReachAnswers } from '../src/modules/stores/reach-index';
+import { findStoresBySql, StoreFilter, StoreSort } from '../src/modules/stores/store-query';
+import { findStores } from '../src/modules/stores/find-stores';
+import { laterSnapshot, REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach/reach-loader';
+import { PatchedReachIndex } from '../src/modules/stores/reach/reach-patch';
+import { ReachAnswers } from '../src/modules/stores/reach/reach-index';
 import { openTestDatabase } from './helpers/database';
 
 const NOW = new Date('2026-03-04T12:00:00Z');

@@ -15,9 +15,9 @@ import {
   ReachStore,
   REACH_SORTS,
   weekSeconds,
-} from '../src/modules/stores/reach-index';
-import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
-import { WaveletMatrix } from '../src/modules/stores/reach-counts';
+} from '../src/modules/stores/reach/reach-index';
+import { PatchedReachIndex } from '../src/modules/stores/reach/reach-patch';
+import { WaveletMatrix } from '../src/modules/stores/reach/reach-counts';
 import { Random } from '../src/db/seed/random';
 
 const DAY = 86400;

@@ -9,8 +9,8 @@ import 'reflect-metadata';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Database } from '../src/db/orm';
 import { refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
-import { REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach-index.loader';
-import { PatchedReachIndex } from '../src/modules/stores/reach-patch';
+import { REACH_ROWS_SQL, REACH_VERSION_SQL, reachIndex, reachLoads } from '../src/modules/stores/reach/reach-loader';
+import { PatchedReachIndex } from '../src/modules/stores/reach/reach-patch';
 import { openTestDatabase } from './helpers/database';
 
 const NOW = new Date('2026-03-04T12:00:00Z');
@@ -151,4 +151,70 @@ describe('a bulk update past 1 000 stores logs one row without a store, and the 
     expect(index!.version).toBe(await version());
     expect(reachLoads.builds).toBe(builds);
   }, 60_000);
+});
+
+/**
+ * An edit of each column the index reads, as SQL: the test below runs each and expects the
+ * store logged. Its keys must be the columns PostgreSQL says REACH_ROWS_SQL reads, so a column
+ * read later and not watched by the triggers fails here until its edit shows it logged.
+ */
+const EDITS: Record<string, Record<string, string>> = {
+  stores: {
+    latitude: 'latitude + 0.001',
+    longitude: 'longitude + 0.001',
+    delivery_radius_km: 'delivery_radius_km + 1',
+    rating: 'case when rating >= 1 then rating - 0.5 else rating + 0.5 end',
+    rating_count: 'rating_count + 1',
+    free_delivery: 'not free_delivery',
+    delivery_price_cents: 'delivery_price_cents + 1',
+    delivery_time: 'delivery_time + 1',
+    category_id: '(select c.id from store_categories c where c.id is distinct from t.category_id order by c.id limit 1)',
+    timezone: "case when timezone = 'UTC' then 'Europe/Paris' else 'UTC' end",
+    is_active: 'not is_active',
+  },
+  store_opening_hours: {
+    store_id: '(select s.id from stores s where s.id <> t.store_id and s.is_active order by s.id limit 1)',
+    day_of_week: '(day_of_week + 3) % 7',
+    opens_at: "opens_at - interval '1 minute'",
+    closes_at: "closes_at - interval '1 minute'",
+  },
+  offers: {
+    store_id: '(select s.id from stores s where s.id <> t.store_id and s.is_active order by s.id limit 1)',
+    starts_at: "coalesce(starts_at, now()) - interval '1 day'",
+    ends_at: "coalesce(ends_at, now()) + interval '1 day'",
+  },
+};
+
+describe('the triggers watch every column the index reads', () => {
+  it('PostgreSQL names the columns REACH_ROWS_SQL reads; an edit of each logs its store', async () => {
+    // A generated column (stores.earth) stands for the columns it is computed from; the primary key is never edited.
+    const read = await em().transactional(async (tx) => {
+      await tx.execute(`create temporary view reach_rows_read as ${REACH_ROWS_SQL}`);
+      return tx.execute<{ table_name: string; column_name: string }[]>(
+        `select distinct u.table_name, coalesce(dep.attname, u.column_name) as column_name
+         from information_schema.view_column_usage u
+         join pg_attribute a on a.attrelid = u.table_name::regclass and a.attname = u.column_name
+         left join pg_attrdef ad on a.attgenerated <> '' and ad.adrelid = a.attrelid and ad.adnum = a.attnum
+         left join pg_depend d on d.objid = ad.oid and d.refobjid = a.attrelid and d.refobjsubid <> a.attnum
+         left join pg_attribute dep on dep.attrelid = d.refobjid and dep.attnum = d.refobjsubid
+         where u.view_name = 'reach_rows_read' and coalesce(dep.attname, u.column_name) <> 'id'`,
+      );
+    });
+    const columns: Record<string, string[]> = {};
+    for (const { table_name, column_name } of read) (columns[table_name] ??= []).push(column_name);
+    for (const list of Object.values(columns)) list.sort();
+    const edited = Object.fromEntries(Object.entries(EDITS).map(([table, edits]) => [table, Object.keys(edits).sort()]));
+    expect(columns).toEqual(edited);
+
+    for (const [table, edits] of Object.entries(EDITS)) {
+      const storeOf = table === 'stores' ? 'id' : 'store_id';
+      for (const [column, edit] of Object.entries(edits)) {
+        const [row] = await em().execute<{ id: number; store: number }[]>(
+          `select t.id, t.${storeOf} as store from ${table} t join stores s on s.id = t.${storeOf} where s.is_active order by t.id limit 1 offset 3`,
+        );
+        const log = await logOf(`update ${table} t set ${column} = ${edit} where t.id = ${row.id}`);
+        expect({ column, moved: log.moved, logged: log.stores.includes(row.store) }).toEqual({ column, moved: true, logged: true });
+      }
+    }
+  });
 });

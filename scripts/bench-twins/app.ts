@@ -7,7 +7,7 @@
  *
  * At start-up only, MikroORM is opened to build what the service derives from its metadata
  * (the view select lists of src/common/row-views.ts, as constant texts) and to build the reach
- * index nearby counts with (src/modules/stores/reach-index.loader.ts, the service's own
+ * index nearby counts with (src/modules/stores/reach/reach-loader.ts, the service's own
  * loader), then closed: requests never touch it.
  */
 import express from 'express';
@@ -20,8 +20,8 @@ import { catalogSql } from '../../src/modules/catalog/catalog.service';
 import { Product } from '../../src/modules/catalog/product.entity';
 import { activeOffersJson } from '../../src/modules/offers/offer.loaders';
 import { activeGlobalOffersJson } from '../../src/modules/offers/offer.service';
-import { ReachAnswers } from '../../src/modules/stores/reach-index';
-import { REACH_SNAPSHOT_SQL, REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach-index.loader';
+import { ReachAnswers } from '../../src/modules/stores/reach/reach-index';
+import { REACH_SNAPSHOT_SQL, REACH_VERSION_SQL, reachIndex } from '../../src/modules/stores/reach/reach-loader';
 import { Store } from '../../src/modules/stores/store.entity';
 import { openingHoursJson, storeCategoryJson } from '../../src/modules/stores/store.loaders';
 import { mainCategoriesJson, storeCategoriesJson } from '../../src/modules/stores/store.service';

@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/global/ads and GET /api/v1/store/stores/:store by hand: the one statement each
  * that the service sends, prepared as it sends them (src/modules/ads/ad-query.ts: the live ads,
- * nothing bound; src/modules/stores/store-details.ts: the store with its category, hours, active
+ * nothing bound; src/modules/discovery/store-details.ts: the store with its category, hours, active
  * offers and "open now" as JSON columns; a second statement only the first time a zone is met),
  * from the same SQL builders.
  */

@@ -12,8 +12,9 @@ import {
   productHitsSql,
 } from '../../src/modules/catalog/product-query';
 import { HOME_BLOCK_SIZE, HOME_PRODUCT_STORES, SEARCH_LIMIT } from '../../src/modules/discovery/discovery.service';
-import { homeBlocksCtes, homeListing } from '../../src/modules/stores/home-query';
-import { ReachAnswers } from '../../src/modules/stores/reach-index';
+import { HOME_WALK, homeBlocksCtes, homeListingOf, listedAtMost } from '../../src/modules/stores/home-query';
+import { listingOf } from '../../src/modules/stores/reach/reach';
+import { ReachAnswers } from '../../src/modules/stores/reach/reach-index';
 import { openNowSql } from '../../src/modules/stores/store.loaders';
 import { storeHitsSql } from '../../src/modules/stores/store-query';
 import {
@@ -59,7 +60,13 @@ export async function home(twin: Twin, index: ReachAnswers, texts: DiscoveryText
   const { lat, lng } = req.query as Record<string, string | undefined>;
   const point = lat !== undefined && lng !== undefined ? { lat: Number(lat), lng: Number(lng) } : undefined;
   const now = new Date();
-  const blocks = homeBlocksCtes(point, HOME_BLOCK_SIZE, HOME_PRODUCT_STORES, undefined, homeListing(index, point));
+  const blocks = homeBlocksCtes(
+    point,
+    HOME_BLOCK_SIZE,
+    HOME_PRODUCT_STORES,
+    undefined,
+    homeListingOf(point ? listingOf(index, point, listedAtMost(HOME_WALK)) : null),
+  );
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, HOME_BLOCK_SIZE);
   const [row] = await preparedRows<HomeRow>(
     twin,

@@ -9,7 +9,7 @@
  */
 import { Request } from 'express';
 import { localTimesOf } from '../../src/modules/stores/local-time';
-import { filtersStores, ReachAnswers, ReachQuery, ReachSort, weekSeconds } from '../../src/modules/stores/reach-index';
+import { filtersStores, ReachAnswers, ReachQuery, ReachSort, weekSeconds } from '../../src/modules/stores/reach/reach-index';
 import { ORDER_BY, StoreFilter, storeConditions } from '../../src/modules/stores/store-query';
 import { kmOf, openOfUnmet, Row, rows, storeSummary, Twin } from './twin';
 

@@ -1,11 +1,19 @@
-import { Args, Ctx, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Query, Resolver } from 'type-graphql';
 import { Context } from '../../context';
 import { NearbyStoresArgs, OptionalPointArgs, SearchArgs } from './discovery.inputs';
 import { homepage, nearbyStores, search } from './discovery.service';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
+import { Store } from '../stores/store.entity';
+import { getStoreDetails } from './store-details';
 
 @Resolver()
 export class DiscoveryResolver {
+  /** Reads its category, hours, offers and "open now" in the same statement (store-details.ts). */
+  @Query(() => Store, { description: 'An active store by id or slug.' })
+  async store(@Arg('idOrSlug', () => String) idOrSlug: string, @Ctx() ctx: Context): Promise<Store> {
+    return getStoreDetails(ctx, idOrSlug);
+  }
+
   @Query(() => Homepage, { description: 'Home screen blocks; with a point, only stores that deliver there.' })
   async homepage(@Args() { lat, lng }: OptionalPointArgs, @Ctx() ctx: Context): Promise<Homepage> {
     return homepage(ctx, lat !== undefined && lng !== undefined ? { lat, lng } : undefined);

@@ -1,7 +1,8 @@
 /** The customer app's read side: home screen, nearby stores, search (spec §2.1, §2.5, §2.6, §4.3). */
 import { pageMeta } from '../../common/pagination';
 import { Context } from '../../context';
-import { findStores, GeoPoint, StoreFilter } from '../stores/store-query';
+import { findStores } from '../stores/find-stores';
+import { GeoPoint, StoreFilter } from '../stores/store-query';
 import { requestInstant, requestInstantNow } from '../stores/local-time';
 import { primeStoreCards } from '../stores/store.loaders';
 import { NearbyStoresArgs } from './discovery.inputs';

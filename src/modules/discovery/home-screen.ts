@@ -18,7 +18,6 @@ import { Product } from '../catalog/product.entity';
 import { activeGlobalOffersJson } from '../offers/offer.service';
 import { Offer } from '../offers/offer.entity';
 import { homeBlocksCtes, homeListing, StoreBlock } from '../stores/home-query';
-import { lastReachIndex } from '../stores/reach-index.loader';
 import { MainCategory } from '../stores/main-category.entity';
 import { StoreCategory } from '../stores/store-category.entity';
 import { Store } from '../stores/store.entity';
@@ -43,7 +42,7 @@ export async function readHomeScreen(ctx: Context, point: GeoPoint | undefined, 
   const em = ctx.em;
   // Where few stores deliver, the copy of the reach index in hand names them (no statement; the
   // home statement uses the list only at the copy's version, so a stale copy costs time, not answers).
-  const blocks = homeBlocksCtes(point, size, sources, undefined, homeListing(lastReachIndex(em), point));
+  const blocks = homeBlocksCtes(point, size, sources, undefined, homeListing(em, point));
   const products = productBlocksCtes({ sql: `select id from blocks where block = 'product_sources'`, params: [] }, size);
   // Prepared: the long text is parsed and planned once per connection, not per request.
   const [row] = await executePrepared<HomeRow>(

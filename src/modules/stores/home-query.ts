@@ -6,8 +6,7 @@
  * blocks".
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { ReachAnswers } from './reach-index';
-import { REACH_VERSION_SQL } from './reach-index.loader';
+import { LISTING_CURRENT_SQL, reachListing, ReachListing } from './reach/reach';
 import { GeoPoint, pointEarth, storeConditions } from './store-query';
 
 export const STORE_BLOCKS = ['top_rated_stores', 'popular_near_you', 'stores', 'product_sources'] as const;
@@ -58,32 +57,39 @@ export const HOME_WALKS_SKIPPED_FACTOR = 3;
 export const HOME_WALK_MARGIN = 4;
 
 /**
- * Where few stores deliver: the reach index's version, the ids it names as delivering there,
- * whether the walks are skipped, and the entries per store they read when tried (`walk`,
- * at least HOME_WALK).
+ * Where few stores deliver: the ids the reach index names as delivering there, its `stamp`
+ * (LISTING_CURRENT_SQL), whether the walks are skipped, and the entries per store they read
+ * when tried (`walk`, at least HOME_WALK).
  */
 export interface HomeListing {
-  version: string;
+  stamp: string;
   ids: number[];
   skipWalks: boolean;
   walk: number;
 }
 
 /**
- * The stores delivering to `point` as the copy of the reach index in hand names them, when they
- * are few (HOME_LISTED_PER_WALK); null otherwise, without a point, or where the copy cannot
- * decide (a store at its boundary). The copy is not checked here: the statement uses the list
- * only at the copy's version (homeBlocksCtes), so a copy gone stale costs time, not answers.
+ * The stores delivering to `point` as the reach index names them, when they are few
+ * (HOME_LISTED_PER_WALK); null otherwise, without a point, or where the index cannot decide
+ * (a store at its boundary, turned off). The statement uses the list only while it is current
+ * (homeBlocksCtes), so a list gone stale costs time, not answers.
  */
-export function homeListing(index: ReachAnswers | null, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
-  if (!index || !point) return null;
-  const ids = index.matchingIds({ lat: point.lat, lng: point.lng }, (HOME_LISTED_PER_WALK * index.size) / walk);
-  if (!ids) return null;
+export function homeListing(em: EntityManager, point: GeoPoint | undefined, walk = HOME_WALK): HomeListing | null {
+  return point ? homeListingOf(reachListing(em, point, listedAtMost(walk)), walk) : null;
+}
+
+/** How many deliverers a listing may name, of an index of `size` stores (HOME_LISTED_PER_WALK). */
+export const listedAtMost = (walk: number) => (size: number) => (HOME_LISTED_PER_WALK * size) / walk;
+
+/** homeListing from the index's list (reachListing, or listingOf a given copy). */
+export function homeListingOf(listed: ReachListing | null, walk = HOME_WALK): HomeListing | null {
+  if (!listed) return null;
+  const { ids, size, stamp } = listed;
   return {
-    version: index.version,
+    stamp,
     ids,
-    skipWalks: ids.length <= Math.sqrt(HOME_WALKS_SKIPPED_FACTOR * index.size),
-    walk: Math.max(walk, Math.ceil((HOME_WALK_MARGIN * index.size) / Math.max(ids.length, 1))),
+    skipWalks: ids.length <= Math.sqrt(HOME_WALKS_SKIPPED_FACTOR * size),
+    walk: Math.max(walk, Math.ceil((HOME_WALK_MARGIN * size) / Math.max(ids.length, 1))),
   };
 }
 
@@ -172,8 +178,8 @@ export function homeBlocksCtes(
 function listedCte(point: GeoPoint | undefined, listing: HomeListing | null): SqlPart {
   if (!point) return { sql: '', params: [] };
   return {
-    sql: `listed as (select v.ok, v.ok and ?::boolean as first from (select coalesce(?::text = ${REACH_VERSION_SQL}, false) as ok) v), `,
-    params: [listing?.skipWalks ?? false, listing?.version ?? null],
+    sql: `listed as (select v.ok, v.ok and ?::boolean as first from (select ${LISTING_CURRENT_SQL} as ok) v), `,
+    params: [listing?.skipWalks ?? false, listing?.stamp ?? null],
   };
 }
 

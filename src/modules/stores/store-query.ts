@@ -1,7 +1,8 @@
 /**
- * The one query behind every customer list of stores (nearby; the home blocks in home-query.ts). With a point it
- * keeps only stores whose delivery radius covers it, found through the GiST index on the
- * stored `earth` cube with an earth_box of at most MAX_DELIVERY_RADIUS_KM.
+ * The SQL of every customer list of stores (nearby; the home blocks in home-query.ts). With a
+ * point it keeps only stores whose delivery radius covers it, found through the GiST index on
+ * the stored `earth` cube with an earth_box of at most MAX_DELIVERY_RADIUS_KM. The reach
+ * index (reach/) answers nearby's pages with these statements too; find-stores.ts picks.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
@@ -9,12 +10,10 @@ import { activeWindowSql } from '../../common/active-window';
 import { matchingNames, sqlRowCount } from '../../common/name-search';
 import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
 import { textsBuiltOnce } from '../../db/entity-manager';
-import { localTimesAt, localTimesOf } from './local-time';
+import { localTimesAt } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
 import { storeCategoryJson } from './store.loaders';
-import { filtersStores, ReachAnswers, ReachQuery, REACH_SORTS, ReachSort, weekSeconds } from './reach-index';
-import { lastReachIndex, noteReachSnapshot, REACH_SNAPSHOT_SQL, REACH_VERSION_SQL, reachIndex } from './reach-index.loader';
 
 export interface GeoPoint {
   lat: number;
@@ -125,46 +124,11 @@ export interface FoundStores {
   cards?: Map<View<Store>, StoreCard>;
 }
 
-type Page = { limit: number; offset: number };
-
-/** The answer of a statement that returned another reach version than the copy's: thrown away. */
-const STALE = Symbol('stale');
+export type Page = { limit: number; offset: number };
 
 /**
- * A page of the stores matching the filter, in the sort's order (ties: nearer, then lower id),
- * and how many match (exact). With a point, the in-process reach index counts and picks the
- * page's candidates and PostgreSQL orders those (fromReachIndex); while the index is being
- * rebuilt, SQL alone (findStoresBySql). `cardsAt`: the request's instant, to read each
- * store's card (category, open then) in the same statement. docs/decisions.md "Nearby: the in-process
- * reach index".
- *
- * One statement when nothing was written since the copy in hand was built: the copy answers
- * and its version is checked by the page's own statement (the snapshot the page is read
- * at). Another version there, and the answer is thrown away: reachIndex checks the version
- * (and starts the rebuild), then the current copy or SQL answers, as strictly as before.
- */
-export async function findStores(
-  em: EntityManager,
-  filter: StoreFilter,
-  sort: StoreSort,
-  page: Page,
-  { cardsAt }: { cardsAt?: Date } = {},
-): Promise<FoundStores> {
-  if (filter.point && (REACH_SORTS as readonly string[]).includes(sort)) {
-    const inHand = lastReachIndex(em);
-    let found = inHand && (await fromReachIndex(em, inHand, filter, sort as ReachSort, page, cardsAt));
-    if (!inHand || found === STALE) {
-      const current = await reachIndex(em);
-      found = current && (await fromReachIndex(em, current, filter, sort as ReachSort, page, cardsAt));
-    }
-    if (found && found !== STALE) return found;
-  }
-  return findStoresBySql(em, filter, sort, page);
-}
-
-/**
- * findStores in SQL alone (while the reach index is rebuilt; the equivalence test checks it
- * too). Sorted by distance, the total is counted from the covering position index and the
+ * findStores in SQL alone (the reach index off or rebuilding, or a store at its boundary; the
+ * equivalence tests check it too). Sorted by distance, the total is counted from the covering position index and the
  * page is a nearest-first walk of that index (KNN) that stops after offset + limit matches,
  * used whenever the total shows that many exist (so the walk never runs to the end of the
  * city). Otherwise, and for the other sorts, one index-only scan ranks the matching stores
@@ -193,114 +157,24 @@ export async function findStoresBySql(em: EntityManager, filter: StoreFilter, so
   return { stores: await loadInOrder(em, rows), total };
 }
 
-/**
- * The page and exact total from a copy of the reach index (reach-index.ts): the copy counts
- * the matching stores and names the few that can be on the page; PostgreSQL sorts those by
- * the sort's exact order (its own distances), checks them against the filter once more and
- * returns their rows, their categories with `cardsAt`, and the reach version, in one
- * statement. STALE when that version is not the copy's; null when the copy cannot answer (a
- * store at its boundary): SQL answers then.
- */
-async function fromReachIndex(
-  em: EntityManager,
-  index: ReachAnswers,
-  filter: StoreFilter,
-  sort: ReachSort,
-  page: Page,
-  cardsAt: Date | undefined,
-): Promise<FoundStores | typeof STALE | null> {
-  const openAt = filter.openAt && zoneClocks(index, filter.openAt);
-  const cardClock = cardsAt && zoneClocks(index, cardsAt);
-  if (openAt === null || cardClock === null) return null;
-  const { point, radiusKm, minRating, freeDelivery, categoryId, hasOffer } = filter;
-  const query: ReachQuery = { lat: point!.lat, lng: point!.lng, radiusKm, minRating, freeDelivery, categoryId, openAt: openAt?.weeks };
-  // Offers are live by the database's now() in SQL and by this clock here: the same instant but for the gap between two statements.
-  if (hasOffer) query.offerAt = Date.now();
-  const cards = cardClock !== undefined;
-  let total: number | null;
-  let rows: PageRow[];
-  if (sort === 'distance' && !filtersStores(query) && (total = index.count(query)) !== null && total >= page.offset + page.limit) {
-    // Nearest first with no filter but the radius: the KNN walk of the position index meets a match at every step.
-    rows = await nearestFirst(em, filter, openAt?.json, page, cards);
-  } else {
-    const found = index.page(query, sort, page.offset, page.limit);
-    if (!found) return null;
-    total = found.total;
-    if (found.candidates.length === 0) {
-      const [{ version, snapshot }] = await em.execute<{ version: string; snapshot: string }[]>(
-        `select ${REACH_VERSION_SQL} as version, ${REACH_SNAPSHOT_SQL} as snapshot`,
-      );
-      if (version !== index.version) return STALE;
-      noteReachSnapshot(em, index, snapshot);
-      return { stores: [], total, cards: cards ? new Map() : undefined };
-    }
-    const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes: openAt?.json });
-    rows = await em.execute<PageRow[]>(
-      `select ${pageColumns(em, distance, cards)} from stores s where s.id in (?) and ${where}
-       order by ${ORDER_BY[sort]}, distance_m asc, s.id asc limit ? offset ?`,
-      [...distanceParams, found.candidates, ...params, page.limit, found.skip],
-    );
-  }
-  // No row, no version: a write may have taken every candidate away; the current copy or SQL decides.
-  if (rows.length === 0 || rows[0].reachVersion !== index.version) return STALE;
-  noteReachSnapshot(em, index, rows[0].reachSnapshot);
-  const { stores, categories } = pageViews(em, rows);
-  if (!cardClock) return { stores, total };
-  const open = index.openNow(
-    stores.map((s) => s.id),
-    cardClock.weeks,
-  );
-  const cardOf = new Map<View<Store>, StoreCard>();
-  stores.forEach((store, k) => {
-    const isOpen = open[k];
-    if (isOpen !== null) cardOf.set(store, { category: categories[k], open: isOpen });
-  });
-  return { stores, total, cards: cardOf };
-}
-
-/**
- * Each zone of the copy's stores at `at`: the clock map store_is_open takes (JSON) and the
- * index's (seconds from Sunday), the same instant; null if a wall clock is not in
- * storeLocalTimes' format. A copy's map covers every store it holds, and its pages only
- * hold those (the version check makes sure), so no walk of the zones in use is needed.
- */
-function zoneClocks(index: ReachAnswers, at: Date): { json: string; weeks: Map<string, number> } | null {
-  const second = Math.floor(at.getTime() / 1000);
-  const last = lastClocks.get(index);
-  if (last?.second === second) return last.clocks;
-  const json = localTimesOf(index.zones, at);
-  const weeks = new Map<string, number>();
-  let clocks: { json: string; weeks: Map<string, number> } | null = { json, weeks };
-  for (const [zone, local] of Object.entries(JSON.parse(json) as Record<string, string>)) {
-    const t = weekSeconds(local);
-    if (t === null) clocks = null;
-    else weeks.set(zone, t);
-  }
-  lastClocks.set(index, { second, clocks });
-  return clocks;
-}
-
-/** zoneClocks' last answer per copy (every request of a second asks for the same). */
-const lastClocks = new WeakMap<ReachAnswers, { second: number; clocks: { json: string; weeks: Map<string, number> } | null }>();
-
 /** A page's row: the store's view columns and what pageColumns adds. */
-type PageRow = Record<string, unknown> & {
+export type PageRow = Record<string, unknown> & {
   distance_m: number | null;
-  reachVersion: string;
-  reachSnapshot: string;
+  /** `stamp`'s value (pageColumns), read at the rows' snapshot. */
+  stamp?: string;
   cardCategory?: object | null;
 };
 
 /**
  * The select list of a page's rows (stores aliased `s`): the store's view columns, its
- * distance, the reach version (read at the rows' snapshot) and, for cards, its category's
- * view as JSON (a primary-key probe per row; categories change without a reach version).
+ * distance, `stamp` (an SQL expression without parameters, e.g. what the reach index checks
+ * its copy with) and, for cards, its category's view as JSON (a primary-key probe per row).
  */
-function pageColumns(em: EntityManager, distance: string, cards: boolean): string {
+export function pageColumns(em: EntityManager, distance: string, cards: boolean, stamp?: string): string {
   return pageColumnsBuilt(
-    `${cards}:${distance}`,
+    `${cards}:${distance}:${stamp}`,
     () =>
-      `${viewColumns(em, Store, 's')}, ${distance} as distance_m, ${REACH_VERSION_SQL} as "reachVersion", ${REACH_SNAPSHOT_SQL} as "reachSnapshot"${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`,
+      `${viewColumns(em, Store, 's')}, ${distance} as distance_m${stamp ? `, ${stamp} as stamp` : ''}${cards ? `, ${storeCategoryJson(em, 's')} as "cardCategory"` : ''}`,
   );
 }
 
@@ -308,9 +182,9 @@ function pageColumns(em: EntityManager, distance: string, cards: boolean): strin
 const pageColumnsBuilt = textsBuiltOnce();
 
 /** The stores of page rows (read-only views, each with its distance) and their categories' views (null without one or unread). */
-function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[]; categories: (View<StoreCategory> | null)[] } {
+export function pageViews(em: EntityManager, rows: PageRow[]): { stores: View<Store>[]; categories: (View<StoreCategory> | null)[] } {
   const categories: (View<StoreCategory> | null)[] = [];
-  const columns = rows.map(({ distance_m, reachVersion: _version, reachSnapshot: _snapshot, cardCategory, ...store }) => {
+  const columns = rows.map(({ distance_m, stamp: _stamp, cardCategory, ...store }) => {
     categories.push(cardCategory ? fromJson(em, StoreCategory, [cardCategory])[0] : null);
     // The rest object is the row's own copy: distanceKm goes last on it, as before (one copy per row, not two).
     (store as Record<string, unknown>).distanceKm = kmOf(distance_m);
@@ -330,17 +204,18 @@ const kmOf = (metres: number | null) => (metres === null ? null : Math.round(met
  * (PostgreSQL cannot add the id tie-break to an index's KNN order). The walk reads the index
  * only; the page's rows are read by id after.
  */
-async function nearestFirst(
+export async function nearestFirst(
   em: EntityManager,
   filter: StoreFilter,
   localTimes: string | undefined,
   page: Page,
   cards: boolean,
+  stamp?: string,
 ): Promise<PageRow[]> {
   const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes });
   const point = [filter.point!.lat, filter.point!.lng];
   return em.execute<PageRow[]>(
-    `select ${pageColumns(em, 'k.distance_m', cards)} from (
+    `select ${pageColumns(em, 'k.distance_m', cards, stamp)} from (
        select id, distance_m from (
          select s.id, ${distance} as distance_m from stores s where ${where}
          order by s.earth <-> ll_to_earth(?, ?) fetch first ? rows with ties) k

@@ -21,7 +21,7 @@ export class StoreReachVersion {
    * pruned (a transaction's rows go together). A copy whose snapshot did not see such a
    * transaction cannot catch up from the log and rebuilds: the horizon past its snapshot's
    * xmax, or above a transaction of its in-progress list (xip) that has committed since and
-   * has no row left (reach-index.loader.ts catchUp).
+   * has no row left (reach/reach-loader.ts catchUp).
    */
   @Property({ type: 'bigint', default: 0 })
   logPrunedBelow!: string;
@@ -33,7 +33,7 @@ export class StoreReachVersion {
  * stores of the rows whose transaction S did not see (ids from its xmax on, or in its
  * in-progress list: the xid index's ranges), not the city.
  * A row without a store means "anything may have changed" (a truncate, a bulk write): rebuild.
- * reach-index.loader.ts; docs/decisions.md "Nearby: the reach index under store edits".
+ * reach/reach-loader.ts; docs/decisions.md "Nearby: the reach index under store edits".
  * Never written by the ORM; pruned by age (the loader).
  */
 @Entity({ tableName: 'store_reach_changes' })

@@ -1,21 +1,14 @@
-import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { Context } from '../../context';
 import { MainCategory } from './main-category.entity';
 import { OpeningHours } from './opening-hours.entity';
 import { StoreCategory } from './store-category.entity';
 import { activeStoreCountByCategory, openingHoursOfStore, storeCategoryById, storeIsOpen, topStoresByCategory } from './store.loaders';
 import { listMainCategories, listStoreCategories } from './store.service';
-import { getStoreDetails } from './store-details';
 import { Store } from './store.entity';
 
 @Resolver(() => Store)
 export class StoreResolver {
-  /** Reads its category, hours, offers and "open now" in the same statement (store-details.ts). */
-  @Query(() => Store, { description: 'An active store by id or slug.' })
-  async store(@Arg('idOrSlug', () => String) idOrSlug: string, @Ctx() ctx: Context): Promise<Store> {
-    return getStoreDetails(ctx, idOrSlug);
-  }
-
   @Query(() => [StoreCategory], { description: 'Kinds of store (Pizza, Groceries...), for filters.' })
   async storeCategories(@Ctx() ctx: Context): Promise<StoreCategory[]> {
     return listStoreCategories(ctx);

@@ -9,7 +9,7 @@
  * values; only the point is computed here, so a store within a micrometre of its boundary is
  * "too close to call" and the caller asks PostgreSQL instead. docs/decisions.md "Nearby: the in-process
  * reach index".
- * No database access here: reach-index.loader.ts builds and refreshes it.
+ * No database access here: reach-loader.ts builds and refreshes it.
  */
 
 import { countAtMost, countBetween, distinctSorted, lowerBoundInt, positionsByValue, prefixCounts, WaveletMatrix } from './reach-counts';

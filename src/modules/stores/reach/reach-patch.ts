@@ -4,7 +4,7 @@
  * index no longer holds it: inactive, no position, deleted) in a small index of their own
  * (`patch`); base's rows of those stores are left out of every answer. A store edit costs a
  * read of that store's row, not of the city (docs/decisions.md "Nearby: the reach index under store
- * edits"). reach-index.loader.ts builds these; no database access here.
+ * edits"). reach-loader.ts builds these; no database access here.
  */
 import { ReachAnswers, ReachIndex, ReachPage, ReachQuery, ReachSort, ReachStore } from './reach-index';
 

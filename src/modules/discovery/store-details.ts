@@ -1,5 +1,6 @@
 /**
- * Store details (spec §4.3, GET /store/stores/{store}) in one statement: the store with its
+ * Store details (spec §4.3, GET /store/stores/{store}) in one statement, composed here above
+ * the stores and offers modules (each owns its fragment; neither imports the other): the store with its
  * category, opening hours, active offers and "open now" read beside it (JSON columns), handed
  * to the loaders its fields read (DataLoader `prime`), so answering every field of the details
  * sends nothing more. Each of those was its own round trip, and on this machine a round trip
@@ -14,9 +15,9 @@ import { Context } from '../../context';
 import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
 import { activeOffersJson, activeOffersOfStore } from '../offers/offer.loaders';
 import { Offer } from '../offers/offer.entity';
-import { OpeningHours } from './opening-hours.entity';
-import { StoreCategory } from './store-category.entity';
-import { Store } from './store.entity';
+import { OpeningHours } from '../stores/opening-hours.entity';
+import { StoreCategory } from '../stores/store-category.entity';
+import { Store } from '../stores/store.entity';
 import {
   openingHoursJson,
   openingHoursOfStore,
@@ -25,8 +26,8 @@ import {
   primeIsOpen,
   storeCategoryById,
   storeCategoryJson,
-} from './store.loaders';
-import { storeKeyCondition } from './store.service';
+} from '../stores/store.loaders';
+import { storeKeyCondition } from '../stores/store.service';
 
 interface DetailsRow {
   pre_category: object | null;

@@ -48,6 +48,8 @@ interface Copy {
 }
 
 interface Holder {
+  /** The operator turned the index off for this pool (REACH_INDEX=off): every list answers from SQL. */
+  off?: boolean;
   copy?: Copy;
   /** A rebuild; `compacting`: the copy in hand still answers meanwhile (it is current, only patched a lot). */
   building?: Promise<Copy>;
@@ -94,6 +96,12 @@ async function currentVersion(em: EntityManager): Promise<{ version: string; sna
 export function lastReachIndex(em: EntityManager): ReachAnswers | null {
   const holder = holders.get(em.getConnection());
   return holder?.copy && (!holder.building || holder.compacting) ? holder.copy.index : null;
+}
+
+/** Turns the index off for `em`'s pool (REACH_INDEX=off): no copy is built, and every list answers from SQL. */
+export function turnReachIndexOff(em: EntityManager): void {
+  const key = em.getConnection();
+  holders.set(key, { off: true });
 }
 
 /**
@@ -143,6 +151,7 @@ export async function reachIndex(em: EntityManager, { wait = false } = {}): Prom
   const key = em.getConnection();
   let holder = holders.get(key);
   if (!holder) holders.set(key, (holder = {}));
+  if (holder.off) return null;
   const { version, snapshot } = await currentVersion(em);
   if (holder.copy?.index.version === version) {
     noteReachSnapshot(em, holder.copy.index, snapshot);
@@ -500,13 +509,17 @@ async function readReachRows(em: EntityManager, ids?: number[]): Promise<ReachRo
 /** The stores the index holds. */
 const REACH_ROWS_WHERE = 's.is_active and s.earth is not null';
 
-/** Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads them by position). */
-const REACH_ROWS_SQL = reachRowsSql();
+/**
+ * Every active store's reach data, in the order of ReachRow's fields (readReachColumns reads
+ * them by position). The reach triggers watch exactly the columns it reads: test/reach-triggers.test.ts
+ * compares them through PostgreSQL's own view of this statement.
+ */
+export const REACH_ROWS_SQL = reachRowsSql();
 
 /**
  * The reach rows of every active store, or of those of `ids` (their hours and offers only).
  * The columns it reads are what the reach triggers watch (READ in
- * Migration20261125174500_reach_update_statements): keep them in step.
+ * Migration20261125174500_reach_update_statements; a test holds the two together).
  */
 function reachRowsSql(ids?: number[]): string {
   // Integers from the change log, inlined (one list, used three times).
