@@ -17,7 +17,7 @@ import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { countRequests, routeLabel, track } from './common/metrics';
-import { Orm, poolStats } from './db/orm';
+import { Orm, poolConnections } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
@@ -38,6 +38,8 @@ import { createChannels } from './modules/notifications/channels';
 import { outboxSettings } from './modules/notifications/outbox';
 import { localeFromAcceptLanguage } from './modules/notifications/messages';
 import { OutboxWorker } from './modules/notifications/worker';
+import { DriverPositions } from './modules/drivers/driver-positions';
+import { positionsWritten } from './modules/orders/dispatch';
 
 export interface App {
   httpServer: http.Server;
@@ -56,7 +58,12 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const production = config.env === 'production';
   const formatOptions = { development, hideSuggestions: production };
   const events = createAppPubSub(config.redisUrl, logger, config.redisPrefix ?? `${orm.config.get('dbName')}:`);
-  const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
+  const positions = new DriverPositions(orm.em, {
+    flushMs: config.tracking.positionFlushMs,
+    logger,
+    afterFlush: (em, written) => positionsWritten(em, events.pubSub, logger, written),
+  });
+  const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), positions, undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
   // Nearby's reach index is read before the first request, not during it (docs/decisions.md "Nearby: the in-process reach index").
@@ -171,7 +178,11 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     ],
   });
   await apollo.start();
-  const untrack = track({ pool: () => poolStats(orm), websockets: () => websocket.open(), subscriptions: () => events.subscriptions() });
+  const untrack = track({
+    pool: () => poolConnections(orm),
+    websockets: () => websocket.open(),
+    subscriptions: () => events.subscriptions(),
+  });
   app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(rest);
@@ -202,6 +213,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     config.payments.currency,
   );
   if (config.notifications.worker) notifications.start();
+  positions.start();
 
   return {
     httpServer,
@@ -213,6 +225,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       // Sends in flight finish and are recorded before the database closes (main.ts closes it after).
       await notifications.stop();
       await apollo.stop();
+      // The positions heard until the last request are written (and sent) before the bus and the database close.
+      await positions.stop();
       await events.close();
     },
   };

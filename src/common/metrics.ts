@@ -63,8 +63,8 @@ export const jobLastSuccess = new Gauge({
 
 /** What an app reports when scraped. */
 export interface MetricSource {
-  /** Connections of the serving pool in use and requests waiting for one (knex's tarn pool). */
-  pool?: () => { used: number; free: number; pending: number } | undefined;
+  /** Connections of the serving pool in use and idle (db/orm.ts poolConnections). */
+  pool?: () => Promise<{ used: number; free: number }>;
   websockets?: () => number;
   subscriptions?: () => number;
 }
@@ -80,15 +80,20 @@ const sum = (read: (s: MetricSource) => number | undefined) => [...sources].redu
 
 new Gauge({
   name: 'db_pool_connections',
-  help: 'Connections of the serving database pool by state: used (lent to a request), free (idle), pending (requests waiting for one).',
+  help: 'Connections of the serving database pool by state, as PostgreSQL sees them: used (in a statement or a transaction), free (idle). Absent when the database does not answer.',
   labelNames: ['state'] as const,
   registers: [registry],
-  collect() {
-    const pools = [...sources].map((s) => s.pool?.()).filter((p) => p !== undefined);
-    for (const state of ['used', 'free', 'pending'] as const)
+  async collect() {
+    this.reset();
+    // A pool that cannot lend a connection in time shows as no sample, not as stale figures.
+    const readers = [...sources].flatMap((s) => (s.pool ? [s.pool] : []));
+    const pools = await Promise.all(readers.map((read) => read().catch(() => undefined)));
+    const read = pools.filter((p) => p !== undefined);
+    if (read.length === 0) return;
+    for (const state of ['used', 'free'] as const)
       this.set(
         { state },
-        pools.reduce((t, p) => t + p[state], 0),
+        read.reduce((t, p) => t + p[state], 0),
       );
   },
 });

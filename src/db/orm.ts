@@ -26,6 +26,9 @@ export interface SessionLimits {
   acquireTimeoutMs: number;
 }
 
+/** Pools made by this process: each gets its own application_name. */
+let pools = 0;
+
 export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, limits?: SessionLimits): Options<PostgreSqlDriver> {
   const settings = limits
     ? `set statement_timeout = ${Math.floor(limits.statementTimeoutMs)}; set lock_timeout = ${Math.floor(limits.lockTimeoutMs)}; ` +
@@ -55,7 +58,11 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
         ) => connection.query(settings, (error) => done(error, connection)),
       }),
     },
-    ...(limits && { driverOptions: { acquireConnectionTimeout: limits.acquireTimeoutMs } }),
+    driverOptions: {
+      // Names this pool's sessions in pg_stat_activity (poolConnections, operators' queries).
+      connection: { application_name: `delivery ${process.pid}-${++pools}` },
+      ...(limits && { acquireConnectionTimeout: limits.acquireTimeoutMs }),
+    },
     migrations: {
       tableName: 'mikro_orm_migrations',
       path: path.join(projectRoot, runningTs ? 'migrations' : 'dist/migrations'),
@@ -93,14 +100,14 @@ export async function openDatabase(opts: {
       // Two connections: one holds the migration lock, the other applies the migrations.
       const migrator = await MikroORM.init(ormOptions(url, 2, opts.logger));
       try {
-        await migrateOnce(migrator, opts.logger);
+        await migrate(migrator, Boolean(embedded), opts.logger);
       } finally {
         await migrator.close(true);
       }
     }
     const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
     if (embedded) unnamedStatementsOnly(orm);
-    if (opts.migrate !== false && !opts.limits) await migrateOnce(orm, opts.logger);
+    if (opts.migrate !== false && !opts.limits) await migrate(orm, Boolean(embedded), opts.logger);
     return {
       orm,
       embedded: Boolean(embedded),
@@ -118,48 +125,48 @@ export async function openDatabase(opts: {
 /** The advisory lock key every instance's migrator takes (any constant bigint; "migrate" in ASCII). */
 export const MIGRATION_LOCK_KEY = 0x6d696772617465n;
 
-/** The connection knex hands out: node-postgres's client. */
-interface PooledClient {
-  query(sql: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+/**
+ * The embedded database is one process's own (its data directory), and it serves one
+ * transaction at a time: a lock held in a transaction would stall the migrations themselves.
+ */
+function migrate(orm: Orm, embedded: boolean, logger?: Logger): Promise<unknown> {
+  return embedded ? orm.getMigrator().up() : migrateOnce(orm, logger);
 }
 
 /**
  * Applies the pending migrations while holding a PostgreSQL advisory lock, so that instances
  * starting together apply each migration once: the others wait, then find nothing pending
  * (docs/decisions.md "Migrations run once"). Returns once the schema is at least this code's:
- * an instance serves only after it. The lock is a session lock on a connection held aside
- * from the one the migrations run on; it goes with that session if the process dies.
+ * an instance serves only after it. The lock is a transaction lock on a connection held aside
+ * (knex's transaction) from the ones the migrations run on; it goes if the process dies.
  */
 export async function migrateOnce(orm: Orm, logger?: Logger): Promise<void> {
-  const knex = orm.em.getConnection().getKnex();
-  const client = knex.client as { acquireConnection(): Promise<PooledClient>; releaseConnection(c: PooledClient): Promise<unknown> };
-  const connection = await client.acquireConnection();
-  try {
-    const key = MIGRATION_LOCK_KEY.toString();
-    const { rows } = await connection.query('select pg_try_advisory_lock($1::bigint) as locked', [key]);
-    if (!rows[0]?.locked) {
-      logger?.info({ component: 'orm' }, 'another instance is applying migrations; waiting for it');
-      await connection.query('select pg_advisory_lock($1::bigint)', [key]);
-    }
-    try {
+  const key = MIGRATION_LOCK_KEY.toString();
+  await orm.em
+    .getConnection()
+    .getKnex()
+    .transaction(async (trx) => {
+      const { rows } = await trx.raw<{ rows: { locked: boolean }[] }>('select pg_try_advisory_xact_lock(?::bigint) as locked', [key]);
+      if (!rows[0]?.locked) {
+        logger?.info({ component: 'orm' }, 'another instance is applying migrations; waiting for it');
+        await trx.raw('select pg_advisory_xact_lock(?::bigint)', [key]);
+      }
       await orm.getMigrator().up();
-    } finally {
-      await connection.query('select pg_advisory_unlock($1::bigint)', [key]);
-    }
-  } finally {
-    await client.releaseConnection(connection);
-  }
+    });
 }
 
 /**
- * The serving pool's connections in use, idle, and the requests waiting for one: knex's pool is
- * a tarn.js Pool (numUsed, numFree, numPendingAcquires are tarn's documented API), reached
- * through knex's client; undefined if a knex version keeps it elsewhere.
+ * The serving pool's connections as PostgreSQL sees them (`pg_stat_activity`, by this pool's
+ * `application_name`): used (running a statement, other than this one, or inside a transaction)
+ * and free (idle). Read from the outside because knex keeps its pool to itself (no documented
+ * API). Requests waiting for a connection are invisible from there: they show as 503s
+ * (`http_request_duration_seconds`) once the acquire timeout passes.
  */
-export function poolStats(orm: Orm): { used: number; free: number; pending: number } | undefined {
-  const pool = (
-    orm.em.getConnection().getKnex().client as { pool?: Partial<Record<'numUsed' | 'numFree' | 'numPendingAcquires', () => number>> }
-  ).pool;
-  if (!pool?.numUsed || !pool.numFree || !pool.numPendingAcquires) return undefined;
-  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
+export async function poolConnections(orm: Orm): Promise<{ used: number; free: number }> {
+  const [row] = await orm.em.fork().execute<{ used: number; free: number }[]>(
+    `select count(*) filter (where state <> 'idle' and pid <> pg_backend_pid())::int as used,
+            count(*) filter (where state = 'idle' or pid = pg_backend_pid())::int as free
+       from pg_stat_activity where application_name = current_setting('application_name')`,
+  );
+  return row;
 }

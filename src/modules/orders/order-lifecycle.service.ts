@@ -105,16 +105,27 @@ async function transition(
      where id = ? and status in (?) returning *`,
     [to, ...Object.values(set), order.id, from],
   );
-  if (!row) {
-    throw new AppError('VALIDATION', `The order cannot be moved to ${to} from its current status.`, {
-      fields: { status: [`The order is ${order.status}; this needs it to be ${from.join(' or ')}.`] },
-    });
-  }
+  if (!row) throw await notMovable(tx, order, from, to);
   // The payment's part first: the status event is then the move's last, and a final one ends the order's stream.
   const payment = await payments.onTransition(tx, order.id, name, currency, logger, choice);
   const events = [await appendEvent(tx, order.id, 'status')];
   // The payments module writes order events through order-events.ts: they are this module's messages.
   return { row, events: [...(payment.events as OrderEventMessage[]), ...events], settle: payment.settle };
+}
+
+/**
+ * The 422 of a move whose UPDATE matched no row. When the status read was one the move starts
+ * from, the row moved on between that read and the UPDATE (a racing move won): say so, with the
+ * status it has now.
+ */
+async function notMovable(tx: EntityManager, order: { id: number; status: string }, from: readonly string[], to: string) {
+  const needs = `this needs it to be ${from.join(' or ')}.`;
+  let detail = `The order is ${order.status}; ${needs}`;
+  if (from.includes(order.status)) {
+    const [now] = await tx.execute<{ status: string }[]>(`select status from orders where id = ?`, [order.id]);
+    detail = `The order moved on meanwhile: it is now ${now?.status ?? 'gone'}; ${needs}`;
+  }
+  return new AppError('VALIDATION', `The order cannot be moved to ${to} from its current status.`, { fields: { status: [detail] } });
 }
 
 /** The nearest free online driver is assigned in the same transaction, when there is one. */

@@ -9,8 +9,9 @@
  */
 import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
+import { storedPosition } from '../drivers/driver.service';
 import { eventsAfter, OrderEventMessage, recentEvents, subscribeEvents, topics } from '../orders/order-events';
-import { FINAL_STATUSES, OrderStatus } from '../orders/order-status';
+import { ACTIVE_DRIVER_STATUSES, FINAL_STATUSES, OrderStatus } from '../orders/order-status';
 import { getOrderForParticipant } from '../orders/order.service';
 
 /** The first catch-up read, this long after subscribing, covers events published while it was set up. */
@@ -49,12 +50,14 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
 
   async function* stream(): AsyncGenerator<OrderEventMessage> {
     let last = afterSeq;
+    let latest: OrderEventMessage | undefined;
     let catchUp: ReturnType<typeof catchUpIn> | undefined;
     const fromDatabase = async function* (before = Infinity) {
       for (const event of await eventsAfter(ctx, order, last)) {
         if (event.seq >= before) return;
         yield event;
         last = event.seq;
+        latest = event;
       }
     };
     try {
@@ -65,6 +68,15 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
       // Ended before we subscribed and its final event is at or before afterSeq: nothing more
       // can come (no event follows a final status), so the stream ends instead of idling.
       if (FINAL_STATUSES.includes(order.status)) return;
+      // Positions are not replayed: the driver's latest one comes once, after the replay.
+      const position = await currentPosition(
+        ctx,
+        order.id,
+        order.store.id,
+        latest ?? { status: order.status, driverId: order.driver?.id ?? null },
+        last,
+      );
+      if (position) yield position;
       catchUp = catchUpIn(CATCH_UP_AFTER_MS);
       for (;;) {
         const next = await Promise.race([pending, catchUp.promise]);
@@ -79,6 +91,12 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
         if (next.done) return;
         pending = live.next();
         const event = next.value;
+        if (event.live) {
+          // A position comes after the stored events up to its seq, and is dropped when a later one was sent.
+          if (event.seq > last) yield* fromDatabase(event.seq + 1);
+          if (event.seq === last) yield event;
+          continue;
+        }
         if (event.seq <= last) continue; // already sent (replayed or caught up)
         if (event.seq > last + 1) yield* fromDatabase(event.seq); // a gap: read what was missed
         yield event;
@@ -91,6 +109,31 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
     }
   }
   return stream();
+}
+
+/** The position of the driver carrying an order, as a live position after seq `last`, if there is one. */
+async function currentPosition(
+  ctx: Context,
+  orderId: number,
+  storeId: number,
+  now: { status: string; driverId: number | null },
+  last: number,
+): Promise<OrderEventMessage | null> {
+  if (now.driverId === null || !ACTIVE_DRIVER_STATUSES.includes(now.status as OrderStatus)) return null;
+  const position = ctx.services.positions.latest(now.driverId) ?? (await storedPosition(ctx.em, now.driverId));
+  if (!position) return null;
+  const { latitude, longitude, at } = position;
+  return {
+    orderId,
+    seq: last,
+    type: 'driver_location',
+    status: now.status,
+    at: at.toISOString(),
+    data: { latitude, longitude },
+    storeId,
+    driverId: now.driverId,
+    live: true,
+  };
 }
 
 /** Events of every order of the given stores (an owner's dashboard), merged. */
