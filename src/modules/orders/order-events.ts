@@ -52,7 +52,7 @@ export async function appendEvent(
     `insert into order_events (order_id, seq, type, status, data) values (?, ?, ?, ?, ?) returning id, created_at`,
     [orderId, order.seq, type, order.status, data === null ? null : JSON.stringify(data)],
   );
-  await enqueue(em, String(event.id), orderId, { type, status: order.status, data });
+  await enqueue(em, { orderEvent: String(event.id) }, orderId, { type, status: order.status, data });
   return {
     orderId,
     seq: order.seq,

@@ -4,8 +4,8 @@
  * gaps from the database, so a client that resumes with its last seq loses nothing.
  *
  * The bus may lose messages (Redis down, a dropped connection): every stream also reads the
- * database on a timer, every 2 s while the bus is down and every 30 s otherwise, so an outage
- * delays events but never drops them.
+ * database on a timer, every 2 s while the bus is down (and for 10 s after) and every 30 s
+ * otherwise, so an outage delays events but never drops them.
  */
 import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
@@ -27,13 +27,24 @@ const catchUpIn = (ms: number) => {
   const promise = new Promise<Tick>((resolve) => (timer = setTimeout(() => resolve('catch-up'), ms).unref()));
   return { promise, cancel: () => clearTimeout(timer) };
 };
-/** Resolves when the next read is due: the bus's health is looked at every 2 s, so an outage is noticed fast. */
-const nextCatchUp = (ctx: Context) => {
+/** After the bus comes back, reads stay as frequent as during the outage this long. */
+const CATCH_UP_AFTER_OUTAGE_MS = 10_000;
+
+/**
+ * Resolves when the next read is due. The bus's health is looked at every 2 s, so an outage is
+ * noticed fast; reads stay that frequent for a while after it ends (`bus.downAt`, kept by the
+ * stream), because "healthy" comes before every subscription is re-established and an event
+ * published in between reaches nobody through the bus.
+ */
+const nextCatchUp = (ctx: Context, bus: { downAt?: number }) => {
   const since = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<Tick>((resolve) => {
     const check = () => {
-      if (!ctx.services.busHealthy() || Date.now() - since >= CATCH_UP_BUS_UP_MS) resolve('catch-up');
+      const now = Date.now();
+      if (!ctx.services.busHealthy()) bus.downAt = now;
+      const recovering = bus.downAt !== undefined && now - bus.downAt < CATCH_UP_AFTER_OUTAGE_MS;
+      if (recovering || now - since >= CATCH_UP_BUS_UP_MS) resolve('catch-up');
       else timer = setTimeout(check, CATCH_UP_BUS_DOWN_MS).unref();
     };
     timer = setTimeout(check, CATCH_UP_BUS_DOWN_MS).unref();
@@ -52,6 +63,7 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
     let last = afterSeq;
     let latest: OrderEventMessage | undefined;
     let catchUp: ReturnType<typeof catchUpIn> | undefined;
+    const bus = {};
     const fromDatabase = async function* (before = Infinity) {
       for (const event of await eventsAfter(ctx, order, last)) {
         if (event.seq >= before) return;
@@ -85,7 +97,7 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
             yield event;
             if (isFinal(event)) return;
           }
-          catchUp = nextCatchUp(ctx);
+          catchUp = nextCatchUp(ctx, bus);
           continue;
         }
         if (next.done) return;
@@ -169,13 +181,14 @@ async function caughtUp(
     return true;
   };
   async function* stream(): AsyncGenerator<OrderEventMessage> {
-    let catchUp = nextCatchUp(ctx);
+    const bus = {};
+    let catchUp = nextCatchUp(ctx, bus);
     try {
       for (;;) {
         const next = await Promise.race([pending, catchUp.promise]);
         if (next === 'catch-up') {
           for (const event of await recent()) if (isNew(event)) yield event;
-          catchUp = nextCatchUp(ctx);
+          catchUp = nextCatchUp(ctx, bus);
           continue;
         }
         if (next.done) return;
