@@ -137,7 +137,7 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
   for (const { name, type } of route.variables) {
     if (name in req.params) {
       const before = Object.keys(reader.errors).length;
-      variables[name] = reader.read(req.params[name], type, name);
+      variables[name] = reader.read(req.params[name], type, name, 'text');
       // A path that does not parse (e.g. /menus/abc) names no resource: 404, not 422.
       if (Object.keys(reader.errors).length > before) {
         throw routeNotFound(req.method, req.path);
@@ -145,8 +145,9 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
       continue;
     }
     const header = route.headers?.[name];
-    const raw = header ? req.get(header) : name === route.bodyVariable ? body : name in body ? body[name] : query[name];
-    const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
+    const fromBody = !header && (name === route.bodyVariable || name in body);
+    const raw = header ? req.get(header) : name === route.bodyVariable ? body : fromBody ? body[name] : query[name];
+    const value = reader.read(raw, type, name === route.bodyVariable ? '' : name, fromBody ? 'json' : 'text');
     if (value !== undefined) variables[name] = value;
     if (route.strictBody && name === route.bodyVariable) reader.refuseUnknownKeys(raw, type, '');
   }
