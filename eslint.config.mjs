@@ -64,5 +64,10 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { module: 'readonly', require: 'readonly', process: 'readonly', __dirname: 'readonly' } },
   },
+  {
+    // The dashboard's service worker: a plain script run by the browser.
+    files: ['web/public/**/*.js'],
+    languageOptions: { globals: { self: 'readonly' } },
+  },
   prettier,
 );

@@ -449,7 +449,6 @@ async function main() {
     ORDERS_PER_IP_PER_MINUTE: '100000',
     WS_MAX_SOCKETS_PER_IP: '100000',
     WS_CONNECTIONS_PER_IP_PER_MINUTE: '100000',
-    DRIVER_LOCATION_THROTTLE_SECONDS: '0',
     READ_CACHE: 'off',
   };
   const instances: Instance[] = [];

@@ -57,8 +57,8 @@ export interface Config {
     acceptTimeoutSeconds: number;
   };
   tracking: {
-    /** At most one driver position per order per this many seconds reaches subscribers. */
-    locationThrottleSeconds: number;
+    /** Drivers' positions are written to PostgreSQL and sent to followers in a batch this often. */
+    positionFlushMs: number;
   };
   payments: PaymentsConfig;
   database: {
@@ -354,7 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultCountry,
     },
     orders: { acceptTimeoutSeconds: int('ORDER_ACCEPT_TIMEOUT_SECONDS', 600, 10, 86400) },
-    tracking: { locationThrottleSeconds: int('DRIVER_LOCATION_THROTTLE_SECONDS', 5, 0, 300) },
+    tracking: { positionFlushMs: int('POSITION_FLUSH_MS', 500, 20, 1000) },
     payments,
     database: {
       poolMax: int('DB_POOL_MAX', 10, 1, 500),

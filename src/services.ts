@@ -11,6 +11,7 @@ import { createPaymentProviders } from './modules/payments/providers';
 import { vapidKeys } from './modules/notifications/vapid-keys';
 import type { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
+import type { DriverPositions } from './modules/drivers/driver-positions';
 
 export type { Services };
 
@@ -19,6 +20,7 @@ export function createServices(
   logger: Logger,
   bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
   rateLimits: RateLimits,
+  positions: DriverPositions,
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {
@@ -30,6 +32,7 @@ export function createServices(
     clock,
     busHealthy: () => bus.healthy(),
     rateLimits,
+    positions,
     sender: sender ?? createMessageSender(config, logger),
     payments,
     webPush: vapidKeys(config, logger),

@@ -57,6 +57,15 @@ describe('subscriptions', () => {
     expect((await save('', browser)).status).toBe(401);
   });
 
+  it("the dashboard's service worker is served at one URL, never cached, under the pages' CSP", async () => {
+    const res = await fetch(`${t.server.url}/web/service-worker.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('content-type')).toMatch(/javascript/);
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(await res.text()).toContain("addEventListener('push'");
+  });
+
   it('keeps at most 10 browsers per user, the latest', async () => {
     const browsers = Array.from({ length: 11 }, () => t.webPush.subscribe());
     for (const browser of browsers) expect((await save(t.w.owner.token, browser)).status).toBe(201);

@@ -10,7 +10,7 @@ import { Factory } from './helpers/factories';
 import { orderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
-import { initSocket, rawSocket, RawSocket } from './helpers/ws';
+import { initSocket, rawSocket, RawSocket, until } from './helpers/ws';
 
 let server: TestServer;
 let make: Factory;
@@ -85,6 +85,40 @@ describe('sockets per user and per IP', () => {
     // Another user is not affected by this one's sockets.
     const other = await registerCustomer(server);
     track(await initSocket(server.wsUrl, other.token));
+  });
+
+  it("counts one user's sockets across instances: 2 on one and 1 on another make 3, the 4th is refused on either", async () => {
+    const b = await serverWith({});
+    const { token } = await registerCustomer(server);
+    await Promise.all([server.wsUrl, server.wsUrl, b.wsUrl].map((url) => initSocket(url, token).then(track)));
+    for (const url of [server.wsUrl, b.wsUrl]) {
+      const fourth = track(rawSocket(url));
+      await fourth.opened;
+      fourth.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+      expect(await fourth.closed).toEqual({ code: 4429, reason: 'At most 3 open connections per user.' });
+    }
+  });
+
+  it("a killed instance's sockets stop counting once their leases expire; live leases are renewed", async () => {
+    const { token, user } = await registerCustomer(server);
+    const sql = (q: string, params: unknown[] = []) => server.db.orm.em.fork().execute(q, params);
+    // Three sockets of an instance killed just after renewing them: nobody renews or deletes them.
+    for (const id of ['dead-1', 'dead-2', 'dead-3']) {
+      await sql(`insert into socket_leases (id, user_id, expires_at) values (?, ?, now() + interval '1 second')`, [id, user.id]);
+    }
+    const refused = track(rawSocket(server.wsUrl));
+    await refused.opened;
+    refused.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    expect((await refused.closed).code).toBe(4429);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const live = track(await initSocket(server.wsUrl, token));
+    expect(live.socket.readyState).toBe(live.socket.OPEN);
+    const [first] = await sql(`select expires_at from socket_leases where user_id = ?`, [user.id]);
+    await until(
+      async () => (await sql(`select expires_at from socket_leases where user_id = ?`, [user.id]))[0].expires_at > first.expires_at,
+      'the live lease renewed',
+      10_000,
+    );
   });
 
   it('refuses the upgrade with 429 past the sockets of one IP', async () => {

@@ -11,7 +11,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   root: here('.'),
   base: '/web/',
-  publicDir: false,
+  // Copied as they are: the service worker keeps one URL (/web/service-worker.js) across builds.
+  publicDir: here('public'),
   logLevel: 'warn',
   build: {
     outDir: here('../dist/web'),

@@ -2,6 +2,7 @@
 import { Timestamped } from '../common/timestamped';
 import { User } from '../modules/users/user.entity';
 import { RateLimitCounter } from './rate-limit.entity';
+import { SocketLease } from './socket-lease.entity';
 import { UserDevice } from '../modules/users/user-device.entity';
 import { OtpCode } from '../modules/auth/otp-code.entity';
 import { OtpSend } from '../modules/auth/otp-send.entity';
@@ -75,4 +76,5 @@ export const entities = [
   PaymentWebhookEvent,
   PaymentEvent,
   RateLimitCounter,
+  SocketLease,
 ];

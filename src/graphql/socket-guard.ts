@@ -4,9 +4,11 @@
  * whole life (expiry and logout close it), and a consumer that stops taking data is dropped
  * instead of letting its unsent messages pile up.
  *
- * Counts are per instance: each instance protects its own memory. Close codes: 4401 token no
- * longer valid, 4429 too many sockets, 4408 slow consumer.
+ * Sockets per IP are counted per instance (each instance protects its own memory); sockets per
+ * user are counted across instances (socket-leases.ts). Close codes: 4401 token no longer
+ * valid, 4429 too many sockets, 4408 slow consumer.
  */
+import { randomUUID } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { WebSocket } from 'ws';
@@ -14,6 +16,7 @@ import { Config } from '../config';
 import { Logger } from '../common/logger';
 import { rateLimitRefusals } from '../common/metrics';
 import type { Viewer } from '../context';
+import { dropLease, renewLeases, RENEW_EVERY_MS, takeLease } from './socket-leases';
 
 export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
 
@@ -23,6 +26,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 interface SocketState {
   ip: string;
   viewer?: Viewer;
+  /** The socket's lease in the shared per-user count, once authenticated. */
+  leaseId?: string;
   expiry?: NodeJS.Timeout;
   /** Messages handed to the socket and not yet written out. */
   pending: number;
@@ -35,11 +40,12 @@ export type UpgradeVerdict = { ok: true } | { ok: false; status: number; message
 export class SocketGuard {
   private readonly sockets = new Map<WebSocket, SocketState>();
   private readonly perIp = new Map<string, number>();
-  private readonly perUser = new Map<number, Set<WebSocket>>();
   private readonly connections: RateLimiterMemory;
   private readonly timer: NodeJS.Timeout;
   private sweeping = false;
   private lastRecheck = Date.now();
+  private renewing = false;
+  private lastRenewal = Date.now();
 
   constructor(
     private readonly config: Config['websocket'],
@@ -87,17 +93,20 @@ export class SocketGuard {
   }
 
   /** After connection_init: counts the socket for its user and follows its token. False = refused (closed). */
-  authenticated(socket: WebSocket, viewer: Viewer): boolean {
-    const state = this.sockets.get(socket);
-    if (!state) return false; // closed meanwhile
-    const mine = this.perUser.get(viewer.userId) ?? new Set<WebSocket>();
-    if (mine.size >= this.config.maxSocketsPerUser) {
+  async authenticated(socket: WebSocket, viewer: Viewer): Promise<boolean> {
+    if (!this.sockets.has(socket)) return false; // closed meanwhile
+    const leaseId = randomUUID();
+    if (!(await takeLease(this.em.fork(), leaseId, viewer.userId, this.config.maxSocketsPerUser))) {
       rateLimitRefusals.inc({ limit: 'websocket_per_user' });
       socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
       return false;
     }
-    mine.add(socket);
-    this.perUser.set(viewer.userId, mine);
+    const state = this.sockets.get(socket);
+    if (!state) {
+      this.release(leaseId); // closed while the lease was taken
+      return false;
+    }
+    state.leaseId = leaseId;
     state.viewer = viewer;
     this.armExpiry(socket, state);
     return true;
@@ -123,11 +132,12 @@ export class SocketGuard {
     const left = (this.perIp.get(state.ip) ?? 1) - 1;
     if (left > 0) this.perIp.set(state.ip, left);
     else this.perIp.delete(state.ip);
-    if (state.viewer) {
-      const mine = this.perUser.get(state.viewer.userId);
-      mine?.delete(socket);
-      if (mine?.size === 0) this.perUser.delete(state.viewer.userId);
-    }
+    if (state.leaseId) this.release(state.leaseId);
+  }
+
+  /** Not awaited: a lease that cannot be deleted (the database is away) expires by itself. */
+  private release(leaseId: string): void {
+    dropLease(this.em.fork(), leaseId).catch((error: unknown) => this.logger.warn({ err: error }, 'releasing a socket lease failed'));
   }
 
   private armExpiry(socket: WebSocket, state: SocketState): void {
@@ -176,6 +186,7 @@ export class SocketGuard {
     for (const [socket, state] of this.sockets) {
       if (state.pending > 0 && now - state.progressAt > this.config.sendTimeoutSeconds * 1000) this.drop(socket, 'stalled');
     }
+    if (!this.renewing && now - this.lastRenewal >= RENEW_EVERY_MS) void this.renew(now);
     if (this.sweeping || now - this.lastRecheck < this.config.tokenRecheckSeconds * 1000) return;
     this.sweeping = true;
     this.lastRecheck = now;
@@ -185,6 +196,19 @@ export class SocketGuard {
       this.logger.warn({ err: error }, 're-checking websocket tokens failed');
     } finally {
       this.sweeping = false;
+    }
+  }
+
+  private async renew(now: number): Promise<void> {
+    this.renewing = true;
+    this.lastRenewal = now;
+    try {
+      const ids = [...this.sockets.values()].flatMap((s) => (s.leaseId ? [s.leaseId] : []));
+      await renewLeases(this.em.fork(), ids);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'renewing socket leases failed');
+    } finally {
+      this.renewing = false;
     }
   }
 

@@ -80,7 +80,7 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
           ctx.extra.socket.close(CLOSE.unauthorized, reason);
           return false;
         }
-        if (!guard.authenticated(ctx.extra.socket, context.viewer)) return false;
+        if (!(await guard.authenticated(ctx.extra.socket, context.viewer))) return false;
         ctx.extra.authorization = authorization;
         ctx.extra.viewer = context.viewer;
         return true;

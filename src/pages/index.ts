@@ -4,6 +4,7 @@
  * files Vite built for the last two under /web. Mounted before the GraphQL endpoint so that a
  * browser's GET /graphql gets GraphiQL while API clients get GraphQL.
  */
+import path from 'node:path';
 import express, { Request, Response, Router } from 'express';
 import { setPageHeaders } from './csp';
 import { docsRouter } from './docs';
@@ -23,7 +24,12 @@ export function pagesRouter({ graphiql, webDir = WEB_BUILD_DIR }: PagesOptions):
   // (GraphiQL in production) cannot be opened by its file name either.
   router.use('/web', (req, _res, next) => next(/\.html?$/i.test(req.path) ? 'router' : undefined));
   // Hashed file names: cached for a year. The HTML pages themselves are never cached.
-  router.use('/web', express.static(webDir, { index: false, immutable: true, maxAge: '1y', setHeaders: (res) => setPageHeaders(res) }));
+  // The service worker is the exception: one URL across builds, so it is checked at every visit.
+  const setHeaders = (res: Response, file: string) => {
+    setPageHeaders(res);
+    if (file.endsWith(`${path.sep}service-worker.js`)) res.setHeader('Cache-Control', 'no-cache');
+  };
+  router.use('/web', express.static(webDir, { index: false, immutable: true, maxAge: '1y', setHeaders }));
 
   const sendPage = (name: 'dashboard' | 'graphiql') => (_req: Request, res: Response) => {
     setPageHeaders(res);

@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import { Browser, chromium, Page } from 'playwright-core';
+import { passCooldown } from './auth';
+import type { TestServer } from './server';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const browserAvailable = fs.existsSync(CHROMIUM_PATH) || process.env.REQUIRE_BROWSER === '1';
@@ -41,4 +43,16 @@ export function watchPage(page: Page, origin: string): { problems: string[] } {
     if (!local) problems.push(`request off this origin: ${url}`);
   });
   return { problems };
+}
+
+/** Signs in through the dashboard's form, reading the code the (fake) WhatsApp received. */
+export async function signInOnDashboard(page: Page, server: TestServer, phone: string): Promise<void> {
+  await passCooldown(server);
+  await page.goto(`${server.url}/dashboard`);
+  await page.getByLabel('Phone number').fill(phone);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code').waitFor();
+  await page.getByLabel('Code').fill(server.whatsapp.lastCodeFor(phone));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }

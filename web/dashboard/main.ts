@@ -8,6 +8,7 @@ import { gql, whenSignedOut } from './api';
 import { boardView } from './board';
 import { h, render } from './dom';
 import { myOrdersView } from './my-orders';
+import { forgetThisBrowser, notificationToggle } from './notifications';
 import { clearSession, currentSession } from './session';
 import { signInView } from './sign-in';
 import { trackingView } from './tracking';
@@ -18,6 +19,8 @@ const main = h('main', {});
 render(app, nav, main);
 
 let leave: () => void = () => undefined;
+/** Made once per signed-in session (it asks the service for its key and re-saves the subscription). */
+let toggle: HTMLElement | undefined;
 
 function route(): void {
   leave();
@@ -25,6 +28,7 @@ function route(): void {
   const session = currentSession();
   const path = location.pathname.replace(/\/+$/, '');
   if (!session) {
+    toggle = undefined;
     render(nav, h('span', { class: 'brand' }, 'Delivery dashboard'));
     signInView(main, route);
     return;
@@ -36,6 +40,7 @@ function route(): void {
     link('/dashboard', 'Store orders'),
     link('/dashboard/orders', 'My orders'),
     h('span', { class: 'who' }, session.name),
+    (toggle ??= notificationToggle()),
     h('button', { type: 'button', class: 'secondary', onclick: () => void signOut() }, 'Sign out'),
   );
   const tracking = /^\/dashboard\/orders\/(\d+)$/.exec(path);
@@ -45,6 +50,7 @@ function route(): void {
 }
 
 async function signOut(): Promise<void> {
+  await forgetThisBrowser();
   try {
     await gql(`mutation { logout { message } }`);
   } catch {
