@@ -21,6 +21,7 @@ import { Orm, poolConnections } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
+import { graphqlSourceGuard } from './graphql/source-guard';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
@@ -183,7 +184,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     websockets: () => websocket.open(),
     subscriptions: () => events.subscriptions(),
   });
-  app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
+  app.use('/graphql', graphqlSourceGuard, expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(rest);
 
