@@ -36,7 +36,14 @@ export interface Config {
   /** Browser origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   bodyLimit: string;
-  jwt: { secret: string; issuer: string; audience: string; ttlSeconds: number };
+  jwt: {
+    secret: string;
+    issuer: string;
+    audience: string;
+    ttlSeconds: number;
+    /** A token found unrevoked is trusted this long before `revoked_tokens` is asked again (logouts are heard at once). */
+    revocationRecheckSeconds: number;
+  };
   otp: {
     sender: OtpSenderKind;
     ttlSeconds: number;
@@ -339,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: read('JWT_ISSUER') ?? 'delivery-platform',
       audience: read('JWT_AUDIENCE') ?? 'delivery-platform-clients',
       ttlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
+      revocationRecheckSeconds: int('TOKEN_REVOCATION_RECHECK_SECONDS', 30, 0, 3600),
     },
     otp: {
       sender,

@@ -48,6 +48,8 @@ export interface Services {
   clock: Clock;
   /** Drivers' latest positions, kept in memory and written in batches (modules/drivers/driver-positions.ts). */
   positions: DriverPositions;
+  /** A token this instance revoked: refused here from now on (other instances hear it through tokenEvents). */
+  tokenRevoked(jti: string): void;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
   authenticate(em: EntityManager, authorization: string): Promise<Viewer>;
 }

@@ -5,7 +5,7 @@ import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
-import { authenticate } from './modules/auth/token.service';
+import { authenticate, Revocations } from './modules/auth/token.service';
 import { onOrderTransition, settlePayments } from './modules/payments/payment-lifecycle';
 import { createPaymentProviders } from './modules/payments/providers';
 import { vapidKeys } from './modules/notifications/vapid-keys';
@@ -25,6 +25,11 @@ export function createServices(
   clock: Clock = systemClock,
 ): Services {
   const payments = createPaymentProviders(config.payments);
+  const revocations = new Revocations(config.jwt.revocationRecheckSeconds * 1000);
+  const heard = bus.tokenEvents.subscribe('revoked');
+  void (async () => {
+    for await (const { jti } of heard) revocations.heardRevoked(jti);
+  })().catch((error) => logger.error({ err: error }, 'token revocation feed stopped (HTTP)'));
   return {
     config,
     pubSub: bus.pubSub,
@@ -40,6 +45,7 @@ export function createServices(
       onTransition: onOrderTransition,
       settle: (em, log, ids) => settlePayments(em, { payments, pubSub: bus.pubSub, logger: log }, ids),
     },
-    authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
+    tokenRevoked: (jti) => revocations.heardRevoked(jti),
+    authenticate: (em, authorization) => authenticate(em, config.jwt, authorization, revocations),
   };
 }
