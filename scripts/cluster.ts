@@ -206,7 +206,10 @@ async function call(
 }
 
 /** What a careful client does: retries a lost connection or a 502/503 (same body, same Idempotency-Key). */
-async function callRetrying(stats: { retried: number; failed: number }, ...request: Parameters<typeof call>): Promise<Answer & { attempts: number }> {
+async function callRetrying(
+  stats: { retried: number; failed: number },
+  ...request: Parameters<typeof call>
+): Promise<Answer & { attempts: number }> {
   for (let attempt = 1; ; attempt++) {
     let answer: Answer | undefined;
     try {
@@ -647,7 +650,16 @@ async function main() {
   // store clerks take each order through accept, preparing, ready, drivers send positions, and
   // a follower per order resumes after every socket loss until it has the order's events.
   const load = async (label: string, disruption: () => Promise<string>) => {
-    const stats = { checkouts: 0, failedCheckouts: 0, replayedDifferent: 0, storeSteps: 0, positions: 0, retried: 0, failed: 0, requests: 0 };
+    const stats = {
+      checkouts: 0,
+      failedCheckouts: 0,
+      replayedDifferent: 0,
+      storeSteps: 0,
+      positions: 0,
+      retried: 0,
+      failed: 0,
+      requests: 0,
+    };
     const followers: Follower[] = [];
     const errors = new Map<string, number>();
     const sockets = customerTokens.map((token) => new CustomerSocket(wsUrl, token));
@@ -729,7 +741,12 @@ async function main() {
     const why = [...errors].map(([kind, n]) => `${n}× ${kind}`).join(', ') || 'none';
     report(
       label,
-      stats.failedCheckouts === 0 && stats.replayedDifferent === 0 && stats.failed === 0 && lost === 0 && duplicated === 0 && disordered === 0,
+      stats.failedCheckouts === 0 &&
+        stats.replayedDifferent === 0 &&
+        stats.failed === 0 &&
+        lost === 0 &&
+        duplicated === 0 &&
+        disordered === 0,
       `${what} (disruption over after ${disruptedIn.toFixed(0)} s, load over after ${((Date.now() - t0) / 1000).toFixed(0)} s); ` +
         `${stats.checkouts} checkouts (${stats.failedCheckouts} failed, ${stats.replayedDifferent} replays answered another order), ` +
         `${stats.storeSteps} store steps, ${stats.positions} positions, ${stats.requests} requests, ${stats.retried} retried (5xx or connection lost), ` +
@@ -785,7 +802,7 @@ async function main() {
       reconciled.push(`${instance.name} ${at ? `${((at - killedAt) / 1000).toFixed(0)} s after the kill` : 'not yet'}`);
     }
     report(
-      'the killed instance\'s outbox rows and jobs are taken over',
+      "the killed instance's outbox rows and jobs are taken over",
       left === 0,
       `outbox ${byStatus.map((r) => `${r.status} ${r.n} (${r.again} claimed more than once)`).join(', ') || 'empty'}, ${left} overdue; ` +
         `last reconciliation: ${reconciled.join(', ')}`,
@@ -868,7 +885,14 @@ const autocannon = require('autocannon') as (options: {
  */
 async function throughput(
   seconds: number,
-  c: { instances: Instance[]; balancer: ChildProcess; lbPort: number; shop: { lat: number; lng: number; storeId: number; productId: number }; token: string; addressId: number },
+  c: {
+    instances: Instance[];
+    balancer: ChildProcess;
+    lbPort: number;
+    shop: { lat: number; lng: number; storeId: number; productId: number };
+    token: string;
+    addressId: number;
+  },
 ) {
   const cpu = async (instance: Instance) => {
     const text = await (await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`)).text();
