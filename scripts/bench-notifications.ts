@@ -6,11 +6,14 @@
  *     as an upper bound, from the checkout's request — p50 / p99 / max;
  *  2. checkout throughput with and without notifications (the outbox rows and their sending),
  *     alternated in one run, as a ratio.
+ * With --web-push the owner's browser is subscribed too (a local fake push service that checks
+ * VAPID and decrypts): every order is then two sends, and its latency is printed beside FCM's.
  * Needs DATABASE_URL (a database of its own is created and dropped).
- *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 150] [--rounds 3] [--concurrency 8]
+ *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 150] [--rounds 3] [--concurrency 8] [--web-push]
  */
 import { parseArgs } from 'node:util';
 import { FakeFcm } from '../test/helpers/fake-fcm';
+import { FakePushService } from '../test/helpers/fake-push-service';
 import { Factory } from '../test/helpers/factories';
 import { signInDevice, NOTIFY_ENV } from '../test/helpers/notifications';
 import { orderWorld, placeOrder } from '../test/helpers/orders';
@@ -28,16 +31,23 @@ async function main() {
       checkouts: { type: 'string', default: '150' },
       rounds: { type: 'string', default: '3' },
       concurrency: { type: 'string', default: '8' },
+      'web-push': { type: 'boolean', default: false },
     },
   });
   const fcm = new FakeFcm();
   await fcm.start();
+  const pushService = new FakePushService();
+  await pushService.start();
   // The worker as deployed (polling every second; a local commit wakes it at once).
-  const env = { ...NOTIFY_ENV, NOTIFICATIONS_POLL_MS: '1000', ...fcm.env(), LOG_LEVEL: 'warn' };
+  const env = { ...NOTIFY_ENV, NOTIFICATIONS_POLL_MS: '1000', ...fcm.env(), ...pushService.env(), LOG_LEVEL: 'warn' };
   const server = await startTestServer(env);
   try {
     const w = await orderWorld(server, new Factory(server.db));
     await signInDevice(server, w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    if (values['web-push']) {
+      const saved = await server.http.post('/api/v1/store/web-push/subscriptions', pushService.subscribe(), { token: w.owner.token });
+      if (saved.status !== 201) throw new Error(`web push subscription: ${saved.status}`);
+    }
 
     // 1. Latency at a steady rate.
     const interval = 60_000 / Number(values['per-minute']);
@@ -58,7 +68,9 @@ async function main() {
     }
     await Promise.all(placing);
     const until = Date.now() + 30_000;
-    while (fcm.received.length < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    const webCount = values['web-push'] ? count : 0;
+    while ((fcm.received.length < count || pushService.received.length < webCount) && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const fromAnswer: number[] = [];
     const fromRequest: number[] = [];
     for (const push of fcm.received) {
@@ -76,6 +88,15 @@ async function main() {
     console.log(
       `  upper bound (from the checkout's request): p50 ${ms(quantile(fromRequest, 0.5))}, p99 ${ms(quantile(fromRequest, 0.99))}`,
     );
+    if (values['web-push']) {
+      const web = pushService.received
+        .map((push) => push.at - (sentAt.get(push.payload.data.order_id)?.answer ?? push.at))
+        .map((d) => Math.max(0, d))
+        .sort((a, b) => a - b);
+      console.log(
+        `  commit→push service (Web Push, ${web.length} received, ${pushService.problems.length} refused): p50 ${ms(quantile(web, 0.5))}, p99 ${ms(quantile(web, 0.99))}, max ${ms(web.at(-1)!)}`,
+      );
+    }
 
     // 2. Checkout throughput, with and without notifications, alternated.
     const checkouts = Number(values.checkouts);
@@ -112,6 +133,7 @@ async function main() {
     outboxSettings.enabled = true;
     await server.close();
     await fcm.stop();
+    await pushService.stop();
   }
 }
 

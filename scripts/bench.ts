@@ -17,6 +17,9 @@
  * every size side by side (how cost grows with the city).
  * `--cache off` starts the service with READ_CACHE=off (src/rest/answer-cache.ts): every
  * request is computed, as a city of distinct requests would be; the header says which ran.
+ * `positions` (issue 26) is a write: 1,000 driver profiles of the city (scripts/bench-drivers.ts),
+ * each request another driver's `POST /api/v1/driver/location` with their token, a point near
+ * their home; its twin verifies the token, counts its revocation and sends one UPDATE.
  * `--smoke` (CI): 300 stores, 1 s per path, 4 connections, one service for all paths; fails
  * on any error or non-2xx answer, on a statement that cannot be explained, or when a twin's
  * answer (status and body, byte for byte, 30 of its path's URLs) differs from the service's.
@@ -33,6 +36,7 @@ import { openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { capturePlans, formatPlans, groupDigits } from './bench-plans';
+import { BenchDriver, BenchRequest, positionRequests, prepareDrivers } from './bench-drivers';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
 
 // autocannon ships no types; the part used here.
@@ -41,7 +45,7 @@ const autocannon = require('autocannon') as (options: {
   url: string;
   connections: number;
   duration: number;
-  requests?: { setupRequest: (req: { path: string }) => { path: string } }[];
+  requests?: { setupRequest: (req: { path: string }) => { path: string } & Partial<BenchRequest> }[];
 }) => Promise<{
   requests: { average: number; total: number };
   latency: { p50: number; p99: number };
@@ -54,7 +58,9 @@ type ServerKind = 'node-http' | 'express' | 'hand' | 'service';
 type Server = { kind: ServerKind; process: ChildProcess; url: string };
 
 /** The issue's goals: share of the Express hello's req/s, and the REST path's cost over a hand-written handler. */
-const GOAL = { nearby: 25, discovery: 10, reads: 25, handCost: 1.3, nearbyP99Ms: 15, discoveryP99Ms: 25 };
+const GOAL = { nearby: 25, discovery: 10, reads: 25, handCost: 1.3, nearbyP99Ms: 15, discoveryP99Ms: 25, positions: 20 };
+/** Drivers of the driver-positions path (issue 26: 1,000 drivers, each request another one). */
+const BENCH_DRIVERS = 1000;
 
 interface BenchPath {
   /** What `--paths` matches (by prefix). */
@@ -62,6 +68,8 @@ interface BenchPath {
   name: string;
   kind: ServerKind;
   next: () => string;
+  /** A request other than `GET next()` (method, headers, body): the write paths. */
+  request?: () => BenchRequest;
   /** Share of the Express hello's req/s the issue asks for, in %. */
   goal?: number;
   /** p99 of one request at a time (no load) the issue asks for, ms. */
@@ -174,12 +182,13 @@ async function quietDatabase(databaseUrl: string, appName: string): Promise<void
  * Requests of a path one at a time, for `seconds` (at least five, at most 200), and their
  * median and 99th percentile (with fewer than 100 requests, the slowest), ms.
  */
-async function oneAtATime(url: string, next: () => string, seconds: number): Promise<{ p50: number; p99: number }> {
+async function oneAtATime(url: string, next: () => BenchRequest, seconds: number): Promise<{ p50: number; p99: number }> {
   const times: number[] = [];
   const until = performance.now() + seconds * 1000;
   while (times.length < 5 || (times.length < 200 && performance.now() < until)) {
     const started = performance.now();
-    await fetch(`${url}${next()}`).then((r) => r.arrayBuffer());
+    const { path: at, ...init } = next();
+    await fetch(`${url}${at}`, init).then((r) => r.arrayBuffer());
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -212,7 +221,7 @@ function machine(postgres: string): string {
 }
 
 /** The paths of one city: the hellos, and each of the service's read paths after its hand-written twin. */
-function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
+function benchPaths(sample: { id: number; slug: string }[], drivers: BenchDriver[]): BenchPath[] {
   // One seed for every size: the same points, sorts, filters and terms at 10 000 and 1 000 000 stores.
   const rnd = new Random(7);
   const pick = <T>(list: readonly T[]) => list[Math.floor(rnd.next() * list.length)];
@@ -274,18 +283,29 @@ function benchPaths(sample: { id: number; slug: string }[]): BenchPath[] {
       next: () => `/api/v1/store/products?store_id=${pick(sample).id}`,
       goal: GOAL.reads,
     },
+    {
+      id: 'positions',
+      name: `driver positions, ${groupDigits(drivers.length)} drivers`,
+      kind: 'service',
+      next: () => '/api/v1/driver/location',
+      request: positionRequests(drivers),
+      goal: GOAL.positions,
+    },
   ];
   return [
     { id: 'node-http', name: 'node:http hello', kind: 'node-http', next: () => '/' },
     { id: 'express', name: 'Express 5 hello', kind: 'express', next: () => '/' },
     // Each read path right after its hand-written twin (scripts/bench-twins/): the same URLs from the same generator.
     ...service.flatMap((p): BenchPath[] => [
-      { id: `hand-${p.id}`, name: `hand-written ${p.name}`, kind: 'hand', next: p.next, twin: p.id },
+      { id: `hand-${p.id}`, name: `hand-written ${p.name}`, kind: 'hand', next: p.next, request: p.request, twin: p.id },
       p,
     ]),
     { id: 'healthz', name: 'healthz', kind: 'service', next: () => '/healthz' },
   ];
 }
+
+/** The next request of a path: its own, or `GET next()`. */
+const requestOf = (p: BenchPath): BenchRequest => p.request?.() ?? { method: 'GET', path: p.next() };
 
 /** The paths `--paths` keeps: those starting with one of its words, their hand-written twins, and the hellos. */
 function selectPaths(all: BenchPath[], words: string[] | undefined): BenchPath[] {
@@ -391,7 +411,7 @@ async function main() {
     );
     process.exit(2);
   }
-  const known = benchPaths([{ id: 1, slug: 'x' }]).map((p) => p.id);
+  const known = benchPaths([{ id: 1, slug: 'x' }], []).map((p) => p.id);
   const unknown = words?.filter((w) => !known.some((id) => id.startsWith(w)));
   if (unknown?.length) {
     console.error(`--paths: no path starts with ${unknown.join(', ')} (paths: ${known.join(', ')})`);
@@ -402,7 +422,9 @@ async function main() {
   for (const stores of sizes) {
     const databaseUrl = await cityDatabase(stores);
     const city = await prepareCity(databaseUrl, stores);
-    const paths = selectPaths(benchPaths(city.sample), words);
+    const positions = !words || words.some((w) => 'positions'.startsWith(w));
+    const drivers = positions ? await prepareDrivers(databaseUrl, BENCH_DRIVERS) : [];
+    const paths = selectPaths(benchPaths(city.sample, drivers), words);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...BENCH_SERVICE_ENV,
@@ -429,7 +451,8 @@ async function main() {
       // Without the answer cache: every request it records is computed.
       const recorder = await startServer('service', { ...env, BENCH_RECORD_SQL: '1', READ_CACHE: 'off' });
       try {
-        const requests = paths.filter((p) => p.kind === 'service').map((p) => ({ name: p.name, path: p.next() }));
+        // Plans of the read paths (a write's statements are read from the service's code).
+        const requests = paths.filter((p) => p.kind === 'service' && !p.request).map((p) => ({ name: p.name, path: p.next() }));
         const captured = await capturePlans(recorder, databaseUrl, requests, plans === 'full');
         for (const plan of captured.filter((p) => p.error)) {
           console.error(`plans: ${plan.name} ${plan.path}: ${plan.error}`);
@@ -447,10 +470,10 @@ async function main() {
       // Each twin answers like the service, byte for byte (30 of its path's own URLs), or its ratio means nothing.
       for (const hand of paths.filter((p) => p.twin)) {
         for (let k = 0; k < 30; k++) {
-          const url = hand.next();
+          const { path: url, ...init } = requestOf(hand);
           const [handAnswer, serviceAnswer] = await Promise.all(
             (['hand', 'service'] as const).map(async (kind) => {
-              const res = await fetch(`${servers.get(kind)!.url}${url}`);
+              const res = await fetch(`${servers.get(kind)!.url}${url}`, init);
               return { status: res.status, body: await res.text() };
             }),
           );
@@ -474,7 +497,7 @@ async function main() {
         }
         if (benchPath.kind === 'service') first = false;
         const server = servers.get(benchPath.kind)!;
-        const requests = [{ setupRequest: (req: { path: string }) => ({ ...req, path: benchPath.next() }) }];
+        const requests = [{ setupRequest: (req: { path: string }) => ({ ...req, ...requestOf(benchPath) }) }];
         await quietDatabase(databaseUrl, appName);
         const before = os.loadavg()[0];
         // A warm-up first (JIT, connection pool, caches), left out of the figures.
@@ -482,7 +505,7 @@ async function main() {
           await autocannon({ url: server.url, connections, duration: Math.min(2, duration / 5), requests });
           await quietDatabase(databaseUrl, appName);
         }
-        const single = await oneAtATime(server.url, benchPath.next, smoke ? 0 : Math.min(duration, 3));
+        const single = await oneAtATime(server.url, () => requestOf(benchPath), smoke ? 0 : Math.min(duration, 3));
         // The Express hello again just before the path: the machine is shared and its load
         // moves within a run, so each path's share is taken against a hello measured beside it.
         let baseline: number | undefined;

@@ -472,7 +472,6 @@ async function main() {
     ORDERS_PER_IP_PER_MINUTE: '100000',
     WS_MAX_SOCKETS_PER_IP: '100000',
     WS_CONNECTIONS_PER_IP_PER_MINUTE: '100000',
-    DRIVER_LOCATION_THROTTLE_SECONDS: '0',
     READ_CACHE: 'off',
     // A claimed outbox row of a killed instance is taken over after this (check 4b).
     NOTIFICATIONS_LEASE_SECONDS: '5',

@@ -21,6 +21,7 @@ import { Orm, poolConnections } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
+import { graphqlSourceGuard } from './graphql/source-guard';
 import { buildAppSchema } from './graphql/schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
@@ -38,6 +39,8 @@ import { createChannels } from './modules/notifications/channels';
 import { outboxSettings } from './modules/notifications/outbox';
 import { localeFromAcceptLanguage } from './modules/notifications/messages';
 import { OutboxWorker } from './modules/notifications/worker';
+import { DriverPositions } from './modules/drivers/driver-positions';
+import { positionsWritten } from './modules/orders/dispatch';
 
 export interface App {
   httpServer: http.Server;
@@ -56,7 +59,12 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const production = config.env === 'production';
   const formatOptions = { development, hideSuggestions: production };
   const events = createAppPubSub(config.redisUrl, logger, config.redisPrefix ?? `${orm.config.get('dbName')}:`);
-  const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), undefined, options.clock);
+  const positions = new DriverPositions(orm.em, {
+    flushMs: config.tracking.positionFlushMs,
+    logger,
+    afterFlush: (em, written) => positionsWritten(em, events.pubSub, logger, written),
+  });
+  const services = createServices(config, logger, events, createRateLimits(orm, config.rateLimits), positions, undefined, options.clock);
   const schema = await buildAppSchema(events.pubSub);
   const routes = compileRoutes(schema, restRoutes);
   // Nearby's reach index is read before the first request, not during it (docs/decisions.md "Nearby: the in-process reach index").
@@ -176,7 +184,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     websockets: () => websocket.open(),
     subscriptions: () => events.subscriptions(),
   });
-  app.use('/graphql', expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
+  app.use('/graphql', graphqlSourceGuard, expressMiddleware(apollo, { context: ({ res }) => Promise.resolve(res.locals.ctx as Context) }));
 
   app.use(rest);
 
@@ -206,6 +214,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     config.payments.currency,
   );
   if (config.notifications.worker) notifications.start();
+  positions.start();
 
   return {
     httpServer,
@@ -217,6 +226,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       // Sends in flight finish and are recorded before the database closes (main.ts closes it after).
       await notifications.stop();
       await apollo.stop();
+      // The positions heard until the last request are written (and sent) before the bus and the database close.
+      await positions.stop();
       await events.close();
     },
   };

@@ -36,7 +36,14 @@ export interface Config {
   /** Browser origins allowed by CORS; empty = CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
   bodyLimit: string;
-  jwt: { secret: string; issuer: string; audience: string; ttlSeconds: number };
+  jwt: {
+    secret: string;
+    issuer: string;
+    audience: string;
+    ttlSeconds: number;
+    /** A token found unrevoked is trusted this long before `revoked_tokens` is asked again (logouts are heard at once). */
+    revocationRecheckSeconds: number;
+  };
   otp: {
     sender: OtpSenderKind;
     ttlSeconds: number;
@@ -57,8 +64,8 @@ export interface Config {
     acceptTimeoutSeconds: number;
   };
   tracking: {
-    /** At most one driver position per order per this many seconds reaches subscribers. */
-    locationThrottleSeconds: number;
+    /** Drivers' positions are written to PostgreSQL and sent to followers in a batch this often. */
+    positionFlushMs: number;
   };
   payments: PaymentsConfig;
   database: {
@@ -339,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: read('JWT_ISSUER') ?? 'delivery-platform',
       audience: read('JWT_AUDIENCE') ?? 'delivery-platform-clients',
       ttlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
+      revocationRecheckSeconds: int('TOKEN_REVOCATION_RECHECK_SECONDS', 30, 0, 3600),
     },
     otp: {
       sender,
@@ -354,7 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultCountry,
     },
     orders: { acceptTimeoutSeconds: int('ORDER_ACCEPT_TIMEOUT_SECONDS', 600, 10, 86400) },
-    tracking: { locationThrottleSeconds: int('DRIVER_LOCATION_THROTTLE_SECONDS', 5, 0, 300) },
+    tracking: { positionFlushMs: int('POSITION_FLUSH_MS', 500, 20, 1000) },
     payments,
     database: {
       poolMax: int('DB_POOL_MAX', 10, 1, 500),

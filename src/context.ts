@@ -16,6 +16,7 @@ import { PaymentProviders } from './common/payment-provider';
 import type { OrderPayments } from './common/order-payments';
 import { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
+import type { DriverPositions } from './modules/drivers/driver-positions';
 
 /** Who is calling, as proven by a valid, unrevoked token. */
 export interface Viewer {
@@ -45,6 +46,10 @@ export interface Services {
   webPush: VapidKeys | null;
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */
   clock: Clock;
+  /** Drivers' latest positions, kept in memory and written in batches (modules/drivers/driver-positions.ts). */
+  positions: DriverPositions;
+  /** A token this instance revoked: refused here from now on (other instances hear it through tokenEvents). */
+  tokenRevoked(jti: string): void;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
   authenticate(em: EntityManager, authorization: string): Promise<Viewer>;
 }

@@ -5,12 +5,13 @@ import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
-import { authenticate } from './modules/auth/token.service';
+import { authenticate, Revocations } from './modules/auth/token.service';
 import { onOrderTransition, settlePayments } from './modules/payments/payment-lifecycle';
 import { createPaymentProviders } from './modules/payments/providers';
 import { vapidKeys } from './modules/notifications/vapid-keys';
 import type { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
+import type { DriverPositions } from './modules/drivers/driver-positions';
 
 export type { Services };
 
@@ -19,10 +20,16 @@ export function createServices(
   logger: Logger,
   bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
   rateLimits: RateLimits,
+  positions: DriverPositions,
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {
   const payments = createPaymentProviders(config.payments);
+  const revocations = new Revocations(config.jwt.revocationRecheckSeconds * 1000);
+  const heard = bus.tokenEvents.subscribe('revoked');
+  void (async () => {
+    for await (const { jti } of heard) revocations.heardRevoked(jti);
+  })().catch((error) => logger.error({ err: error }, 'token revocation feed stopped (HTTP)'));
   return {
     config,
     pubSub: bus.pubSub,
@@ -30,6 +37,7 @@ export function createServices(
     clock,
     busHealthy: () => bus.healthy(),
     rateLimits,
+    positions,
     sender: sender ?? createMessageSender(config, logger),
     payments,
     webPush: vapidKeys(config, logger),
@@ -37,6 +45,7 @@ export function createServices(
       onTransition: onOrderTransition,
       settle: (em, log, ids) => settlePayments(em, { payments, pubSub: bus.pubSub, logger: log }, ids),
     },
-    authenticate: (em, authorization) => authenticate(em, config.jwt, authorization),
+    tokenRevoked: (jti) => revocations.heardRevoked(jti),
+    authenticate: (em, authorization) => authenticate(em, config.jwt, authorization, revocations),
   };
 }

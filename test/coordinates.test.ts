@@ -3,7 +3,7 @@ import { Client } from 'graphql-ws';
 import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
 import { subscribe, wsClient } from './helpers/ws';
 
-const t = useOrderWorld({ DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
+const t = useOrderWorld();
 const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));

@@ -24,6 +24,16 @@ afterEach(() => {
 });
 
 const repeat = (n: number, part: (i: number) => string) => Array.from({ length: n }, (_, i) => part(i)).join(' ');
+/** `[[[…1…]]]`, n levels deep. */
+const nested = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
+const tooDeepInput = {
+  errors: [
+    {
+      message: `Input value depth limit of ${LIMITS.inputDepth} exceeded.`,
+      extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'inputDepth' },
+    },
+  ],
+};
 const refusedWith = (body: any, limit: string) =>
   expect(body).toEqual({
     errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit }) })],
@@ -84,6 +94,32 @@ describe('POST /graphql', () => {
     expect(res.body.errors[0].message).toMatch(new RegExp(`^Query Cost limit of ${LIMITS.cost} exceeded, found \\d+`));
   });
 
+  it('refuses a 10,000-deep list literal before parsing it, by the depth of input values', async () => {
+    const query = `query { search(q: ${nested(10_000)}) { stores { id } } }`;
+    const { count, result: res } = await countStatements(server.db.orm, () => server.http.graphql(query));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(tooDeepInput);
+    expect(count).toBe(0);
+    // Just over the limit (well under the token limit), an object literal, a list type, and over GET.
+    for (const deep of [
+      `query { search(q: ${nested(LIMITS.inputDepth + 1)}) { stores { id } } }`,
+      `query { search(q: ${'{ a: '.repeat(LIMITS.inputDepth + 1)}1${' }'.repeat(LIMITS.inputDepth + 1)}) { stores { id } } }`,
+      `query($q: ${'['.repeat(LIMITS.inputDepth + 1)}String${']'.repeat(LIMITS.inputDepth + 1)}) { search(q: $q) { stores { id } } }`,
+    ]) {
+      const refused = await server.http.graphql(deep);
+      expect([refused.status, refused.body]).toEqual([400, tooDeepInput]);
+    }
+    const [before, after] = ['{ search(q: ', ') { stores { id } } }'].map(encodeURIComponent);
+    const get = await server.http.get(`/graphql?query=${before}${nested(5_000)}${after}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
+    expect([get.status, get.body]).toEqual([400, tooDeepInput]);
+    // At the limit the document parses: graphql-js then says what is wrong with it.
+    const within = await server.http.graphql(`query { search(q: ${nested(LIMITS.inputDepth)}) { stores { id } } }`);
+    expect(within.status).toBe(400);
+    expect(within.body.errors[0].message).toMatch(/^String cannot represent a non string value/);
+  });
+
   it('keeps the depth rule and its code', async () => {
     const res = await server.http.graphql(
       `query { __schema { types { fields { type { ${'ofType { '.repeat(9)}name${' }'.repeat(9)} } } } } }`,
@@ -119,6 +155,17 @@ describe('the websocket', () => {
       ['2', { code: 'QUERY_TOO_COMPLEX', limit: 'tokens' }],
     ]);
   });
+
+  it('refuses a 10,000-deep list literal in onSubscribe with the same answer, and the socket stays usable', async () => {
+    const { token } = await registerCustomer(server);
+    const raw = await initSocket(server.wsUrl, token);
+    sockets.push(raw);
+    raw.send({ id: '1', type: 'subscribe', payload: { query: `subscription { orderUpdates(orderId: ${nested(10_000)}) { seq } }` } });
+    expect(await raw.next('error')).toEqual({ id: '1', type: 'error', payload: tooDeepInput.errors });
+    raw.send({ id: '2', type: 'subscribe', payload: { query: `subscription { orderUpdates(orderId: 999999) { seq } }` } });
+    await until(() => raw.messages.some((m) => m.id === '2'), 'an answer to the next subscription');
+    expect(raw.socket.readyState).toBe(raw.socket.OPEN);
+  });
 });
 
 describe('the REST route table', () => {
@@ -131,6 +178,18 @@ describe('the REST route table', () => {
       document: `query { mainCategories { ${repeat(LIMITS.aliases + 1, (i) => `a${i}: id`)} } }`,
     };
     expect(() => compileRoutes(schema, [flood])).toThrow(/Aliases limit of 60 exceeded/);
+    const deep = { method: 'GET' as const, path: '/y', document: `query { search(q: ${nested(10_000)}) { stores { id } } }` };
+    expect(() => compileRoutes(schema, [deep])).toThrow(/Input value depth limit of 16 exceeded/);
+  });
+
+  it("parses no GraphQL from a request: a 10,000-deep JSON body is read by the row's types (422 naming the field)", async () => {
+    const { token } = await registerCustomer(server);
+    const res = await server.http.post('/api/v1/customer/orders', undefined, {
+      token,
+      raw: `{"store_id": 1, "address_id": 1, "items": ${nested(10_000)}}`,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ 'items.0': ['The items.0 must be an object.'] });
   });
 });
 

@@ -7,6 +7,7 @@ import jwt from 'jsonwebtoken';
 import { cart, placeOrder, useOrderWorld } from './helpers/orders';
 
 const t = useOrderWorld();
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 
 const NUL = '\u0000';
 const withInstructions = (text: string) => {
@@ -70,6 +71,64 @@ describe('control characters', () => {
       code: 'VALIDATION',
       fields: { line1: ['The line1 field must not contain control characters.'] },
     });
+  });
+});
+
+describe('numbers and booleans sent as strings in a JSON body', () => {
+  const VALIDATION = 'The given data was invalid.';
+  const owner = () => ({ token: t.w.owner.token });
+
+  it('are refused with 422 naming the field: the spec types them as integer, number, boolean', async () => {
+    const body = cart(t.w, { store_id: String(t.w.owner.store.id) });
+    body.items[0].quantity = '2' as never;
+    const order = await placeOrder(t.server, t.w, body);
+    expect(order.status).toBe(422);
+    expect(order.body).toEqual({
+      message: VALIDATION,
+      errors: { store_id: ['The store_id must be an integer.'], 'items.0.quantity': ['The items.0.quantity must be an integer.'] },
+    });
+
+    const address = await t.server.http.post(
+      '/api/v1/customer/addresses',
+      { label: 'Home', line1: '5 Rue', city: 'Casablanca', latitude: '33.5', longitude: -7.6 },
+      { token: t.w.customer.token },
+    );
+    expect(address.status).toBe(422);
+    expect(address.body).toEqual({ message: VALIDATION, errors: { latitude: ['The latitude must be a number.'] } });
+
+    const offer = await t.server.http.post('/api/v1/store/offers', { title: 'Ten', discount: '10' }, owner());
+    expect(offer.status).toBe(422);
+    expect(offer.body).toEqual({ message: VALIDATION, errors: { discount: ['The discount must be a number.'] } });
+
+    const menu = await t.server.http.post(
+      '/api/v1/store/menus',
+      { store_id: t.w.owner.store.id, name: 'Late', is_active: 'true' },
+      owner(),
+    );
+    expect(menu.status).toBe(422);
+    expect(menu.body).toEqual({ message: VALIDATION, errors: { is_active: ['The is_active field must be true or false.'] } });
+
+    expect(await sql('select count(*)::int as n from orders')).toEqual([{ n: 0 }]);
+  });
+
+  it('while the same values as JSON numbers and booleans are taken', async () => {
+    expect((await placeOrder(t.server, t.w)).status).toBe(201);
+    const menu = await t.server.http.post('/api/v1/store/menus', { store_id: t.w.owner.store.id, name: 'Late', is_active: true }, owner());
+    expect(menu.status).toBe(201);
+  });
+
+  it('query-string and path numbers stay strings on the wire and are read by their types', async () => {
+    const { latitude, longitude } = t.w.owner.store;
+    const nearby = await t.server.http.get(`/api/v1/stores/nearby?lat=${latitude}&lng=${longitude}&radius=10&page=1&per_page=5&is_open=0`);
+    expect(nearby.status).toBe(200);
+    expect(nearby.body.data.stores.map((s: { id: number }) => s.id)).toContain(t.w.owner.store.id);
+    expect(nearby.body.data.meta).toMatchObject({ current_page: 1, per_page: 5 });
+    const orders = await t.server.http.get('/api/v1/store/orders?page=1&per_page=2', owner());
+    expect(orders.status).toBe(200);
+    expect(orders.body.data.meta).toMatchObject({ current_page: 1, per_page: 2 });
+    const home = await t.server.http.get(`/api/v1/homepage?lat=${latitude}&lng=${longitude}`);
+    expect(home.status).toBe(200);
+    expect((await t.server.http.get(`/api/v1/store/stores/${t.w.owner.store.id}/catalog`)).status).toBe(200);
   });
 });
 

@@ -2,6 +2,7 @@
 import { northOf } from './helpers/factories';
 import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
+import { until } from './helpers/ws';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
 import { roundCoordinate } from '../src/common/coordinate-field';
 import { createLogger } from '../src/common/logger';
@@ -273,8 +274,11 @@ describe('the whole journey', () => {
     const [row] = await sql('select driver_id from orders where id = ?', [id]);
     expect(row.driver_id).toBeNull();
     const driver = await onlineDriver(t.server, near());
-    const [assigned] = await sql('select driver_id from orders where id = ?', [id]);
-    expect(assigned.driver_id).toBe(driver.driverId);
+    // Offered at the flush that wrote the driver's position (docs/decisions.md "Driver positions").
+    await until(
+      async () => (await sql('select driver_id from orders where id = ?', [id]))[0].driver_id === driver.driverId,
+      'the assignment',
+    );
     expect((await driverStep(id, 'pickup', driver.token)).status).toBe(200);
   });
 

@@ -348,10 +348,11 @@ describe('JSON body and header values', () => {
     expect((await api.post('/echo?count=3', { id: 8 })).body.data).toEqual({ id: 8, count: 3 });
   });
 
-  it('accept numeric strings for an Int, refuse other types, and require non-null values', async () => {
+  it('take JSON types as sent: a numeric string is no Int (unlike the query string), other types are refused, non-null required', async () => {
     const res = await api.post('/echo', { id: '7', count: true });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual({ count: ['The count must be an integer.'] });
+    expect(res.body.errors).toEqual({ id: ['The id must be an integer.'], count: ['The count must be an integer.'] });
+    expect((await api.post('/echo?count=3', { id: 7 })).body.data).toEqual({ id: 7, count: 3 });
     expect((await api.post('/echo', {})).body.errors).toEqual({ id: ['The id field is required.'] });
     expect((await api.post('/echo', { id: null })).body.errors).toEqual({ id: ['The id field is required.'] });
   });

@@ -8,7 +8,7 @@ import Redis from 'ioredis';
 import { subscribe, until, wsClient } from './helpers/ws';
 import { roundCoordinate } from '../src/common/coordinate-field';
 
-const t = useOrderWorld({ DRIVER_LOCATION_THROTTLE_SECONDS: '0' });
+const t = useOrderWorld();
 const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
@@ -52,7 +52,11 @@ describe('subscription orderUpdates', () => {
     await store(id, 'ready');
     await drive(id, 'pickup', driver.token);
     const path = [northOf(near(), 0.2), northOf(near(), 0.4), northOf(near(), 0.6)];
-    for (const p of path) await locate(driver.token, p);
+    // Positions are sent in batches, the latest per driver: each one is awaited before the next.
+    for (const [k, p] of path.entries()) {
+      await locate(driver.token, p);
+      await sub.waitFor(7 + k);
+    }
     await drive(id, 'deliver', driver.token);
     await sub.completed;
 
@@ -64,19 +68,20 @@ describe('subscription orderUpdates', () => {
       [4, 'status', 'preparing'],
       [5, 'status', 'ready_for_pickup'],
       [6, 'status', 'picked_up'],
-      [7, 'driver_location', 'picked_up'],
-      [8, 'driver_location', 'picked_up'],
-      [9, 'driver_location', 'picked_up'],
+      // Positions are not stored events: each carries the seq of the last event before it.
+      [6, 'driver_location', 'picked_up'],
+      [6, 'driver_location', 'picked_up'],
+      [6, 'driver_location', 'picked_up'],
       // No payment was started: cash, collected by the driver, then the final status ends the stream.
-      [10, 'payment', 'delivered'],
-      [11, 'status', 'delivered'],
+      [7, 'payment', 'delivered'],
+      [8, 'status', 'delivered'],
     ]);
     expect(sub.events[2].driverId).toBe(driver.driverId);
     // The detail's last_event_seq is the last event the follower received; resuming there completes at once.
     const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
-    expect(detail.body.data.last_event_seq).toBe(11);
+    expect(detail.body.data.last_event_seq).toBe(8);
     expect(detail.body.data.timeline.at(-1).status).toBe('delivered');
-    const resumed = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 11 });
+    const resumed = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 8 });
     await resumed.completed;
     expect([resumed.events, resumed.errors]).toEqual([[], []]);
     // Positions answer 6 decimals (docs/decisions.md "Coordinates in answers").
@@ -129,28 +134,23 @@ describe('subscription orderUpdates', () => {
     expect(JSON.stringify(sub.errors)).toMatch(/No query results for model \[Order\]/);
   });
 
-  it('throttles driver positions per order', async () => {
-    const throttled = await startTestServer({ DRIVER_LOCATION_THROTTLE_SECONDS: '60' }, t.server.db);
-    try {
-      const driver = await onlineDriver(throttled, near());
-      const id = (await placeOrder(throttled, t.w)).body.data.order_id;
-      await throttled.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
-      for (let i = 1; i <= 4; i++) {
-        await throttled.http.post(
-          '/api/v1/driver/location',
-          { latitude: near().lat + i / 1000, longitude: near().lng },
-          { token: driver.token },
-        );
-      }
-      const rows = await t.server.db.orm.em
-        .fork()
-        .execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
-      expect(rows).toEqual([{ n: 1 }]);
-      const [position] = await t.server.db.orm.em.fork().execute(`select latitude from drivers where id = ?`, [driver.driverId]);
-      expect(position.latitude).toBeCloseTo(near().lat + 0.004, 6); // the position itself is always kept
-    } finally {
-      await throttled.close();
-    }
+  it('sends a position resumed after, and no stored event for positions', async () => {
+    const driver = await onlineDriver(t.server, near());
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await store(id, 'accept');
+    const live = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id });
+    await live.waitFor(4); // pending, accepted, driver_assigned, then the driver's latest position
+    expect(live.events[3]).toMatchObject({ seq: 3, type: 'driver_location', latitude: roundCoordinate(near().lat) });
+    for (let i = 1; i <= 4; i++) await locate(driver.token, northOf(near(), i / 10));
+    await until(() => live.events.at(-1)?.latitude === roundCoordinate(northOf(near(), 0.4).lat), 'the latest position');
+    const rows = await t.server.db.orm.em
+      .fork()
+      .execute(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id]);
+    expect(rows).toEqual([{ n: 0 }]);
+    // A follower resuming after the last seq gets no replay but the driver's latest position.
+    const resumed = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 3 });
+    const [position] = await resumed.waitFor(1);
+    expect(position).toMatchObject({ seq: 3, type: 'driver_location', latitude: roundCoordinate(northOf(near(), 0.4).lat) });
   });
 });
 
@@ -212,14 +212,14 @@ describe('the websocket', () => {
 describe('two instances sharing PostgreSQL and Redis', () => {
   const redis = process.env.REDIS_URL;
   (redis ? it : it.skip)("a driver's update on one reaches a customer subscribed on the other", async () => {
-    const a = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, t.server.db);
-    const b = await startTestServer({ REDIS_URL: redis!, DRIVER_LOCATION_THROTTLE_SECONDS: '0' }, t.server.db);
+    const a = await startTestServer({ REDIS_URL: redis! }, t.server.db);
+    const b = await startTestServer({ REDIS_URL: redis! }, t.server.db);
     try {
       const driver = await onlineDriver(a, near());
       const id = (await placeOrder(a, t.w)).body.data.order_id;
       await a.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
       const sub = subscribe<Update>(client(t.w.customer.token, b.wsUrl), ORDER_UPDATES, { orderId: id });
-      await sub.waitFor(3); // replayed from the database on instance B
+      await sub.waitFor(4); // replayed from the database on instance B, then the driver's position from their row
       // B's Redis subscription is live: Redis itself counts a subscriber on the order's channel.
       const probe = new Redis(redis!);
       try {
@@ -233,8 +233,8 @@ describe('two instances sharing PostgreSQL and Redis', () => {
         probe.disconnect();
       }
       await a.http.post('/api/v1/driver/location', { latitude: near().lat + 0.001, longitude: near().lng }, { token: driver.token });
-      const events = await sub.waitFor(4);
-      expect(events[3]).toMatchObject({ seq: 4, type: 'driver_location', latitude: roundCoordinate(near().lat + 0.001) });
+      const events = await sub.waitFor(5);
+      expect(events[4]).toMatchObject({ seq: 3, type: 'driver_location', latitude: roundCoordinate(near().lat + 0.001) });
     } finally {
       await Promise.all(clients.splice(0).map((c) => c.dispose()));
       await a.close();

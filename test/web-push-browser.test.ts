@@ -30,21 +30,29 @@ import { placeOrder } from './helpers/orders';
     await browser?.close();
   });
 
-  /** In the page: PushManager answers the fake push service's subscription, and keeps what it was asked. */
+  /**
+   * In the page: PushManager answers the fake push service's subscription, and keeps what it was
+   * asked. Like a browser's, the subscription outlives the page (kept in localStorage here).
+   */
   function fakePushManager(subscription: FakeSubscription) {
-    let current: unknown = null;
+    const page = globalThis as unknown as {
+      PushManager: { prototype: Record<string, unknown> };
+      localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void; removeItem(k: string): void };
+      subscribedWith?: unknown;
+    };
+    const KEY = 'test.fake-push-subscribed';
     const made = {
       endpoint: subscription.endpoint,
       expirationTime: null,
       toJSON: () => ({ endpoint: subscription.endpoint, expirationTime: null, keys: subscription.keys }),
-      unsubscribe: () => ((current = null), Promise.resolve(true)),
+      unsubscribe: () => (page.localStorage.removeItem(KEY), Promise.resolve(true)),
     };
-    const page = globalThis as unknown as { PushManager: { prototype: Record<string, unknown> }; subscribedWith?: unknown };
     page.PushManager.prototype.subscribe = (options: { userVisibleOnly: boolean; applicationServerKey: string }) => {
       page.subscribedWith = options;
-      return Promise.resolve((current = made));
+      page.localStorage.setItem(KEY, '1');
+      return Promise.resolve(made);
     };
-    page.PushManager.prototype.getSubscription = () => Promise.resolve(current);
+    page.PushManager.prototype.getSubscription = () => Promise.resolve(page.localStorage.getItem(KEY) ? made : null);
   }
 
   it('an owner turns notifications on, closes the board; a customer orders; the service worker shows "New order #N"', async () => {
@@ -95,6 +103,19 @@ import { placeOrder } from './helpers/orders';
       expect(shown.data).toEqual({ type: 'new_order', order_id: String(id), status: 'pending_acceptance' });
       expect(t.webPush.problems).toEqual([]);
       expect(t.webPush.to(subscription.endpoint)[0].vapid.publicKey).toBe(t.server.app.services.webPush!.publicKey);
+
+      // Back on the dashboard the toggle is on; signing out unsubscribes and the service forgets the browser.
+      const again = await context.newPage();
+      await again.goto(`${t.server.url}/dashboard`);
+      await again.getByRole('button', { name: 'Notifications: on' }).waitFor();
+      await again.getByRole('button', { name: 'Sign out' }).click();
+      await again.getByLabel('Phone number').waitFor();
+      expect(await t.server.db.orm.em.fork().execute(`select id from web_push_subscriptions`)).toEqual([]);
+      const stillSubscribed = () =>
+        (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem(
+          'test.fake-push-subscribed',
+        );
+      expect(await again.evaluate(stillSubscribed)).toBeNull();
     } finally {
       t.webPush.onReceive = undefined;
       await context.close();

@@ -29,6 +29,7 @@ import { catalog, CatalogTexts, storeProducts } from './catalog';
 import { ads, DetailsTexts, storeDetails } from './details';
 import { DiscoveryTexts, home, search } from './discovery';
 import { nearby, NearbyTexts } from './nearby';
+import { positionsRoute } from './positions';
 import { propertiesOf, Twin } from './twin';
 
 type Texts = DetailsTexts & NearbyTexts & DiscoveryTexts & { catalog: CatalogTexts };
@@ -99,6 +100,7 @@ export async function twinApp(databaseUrl: string): Promise<{ app: express.Expre
   route('/api/v1/global/search', (req) => search(twin, all, req));
   route('/api/v1/store/stores/:id/catalog', (req) => catalog(twin, all.catalog, req));
   route('/api/v1/store/products', (req) => storeProducts(twin, all.catalog, req));
+  positionsRoute(app, twin.pool);
   // The bench cancels the queries a warm-up leaves in flight (bench.ts quietDatabase): those
   // answer 500 to a client that has gone, without a stack trace in the bench's output.
   app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -6,7 +6,8 @@
  *
  * Depth is our own rule (QUERY_TOO_DEEP, unchanged). Aliases, directives and the cost budget
  * come from graphql-armor's rules; root fields are counted here; tokens are graphql-js's own
- * parser limit. Every refusal but depth carries the code QUERY_TOO_COMPLEX and names its limit.
+ * parser limit; the depth of input values is read with graphql-js's lexer before parsing
+ * (inputDepthError). Every refusal but depth carries the code QUERY_TOO_COMPLEX and names its limit.
  */
 import {
   ASTVisitor,
@@ -14,7 +15,10 @@ import {
   FragmentDefinitionNode,
   GraphQLError,
   Kind,
+  Lexer,
   parse,
+  Source,
+  TokenKind,
   SelectionSetNode,
   ValidationContext,
   ValidationRule,
@@ -35,6 +39,8 @@ export const LIMITS = {
   rootFields: 10,
   directives: 20,
   cost: 3000,
+  /** List and object literals (and list types) nested in an argument or variable list; checkout needs 4. */
+  inputDepth: 16,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
@@ -126,6 +132,36 @@ export const limitRules: ValidationRule[] = [
 /** graphql-js stops lexing past this many tokens, so a huge document costs almost nothing. */
 export const parseOptions = { maxTokens: LIMITS.tokens };
 
+/**
+ * The depth of input values, read with graphql-js's lexer before the document is parsed: the
+ * parser recurses once per nested `[` or `{`, and a 10,000-deep `[[[…]]]` overflowed the stack
+ * ("Maximum call stack size exceeded") before the token limit's count was reached. Brackets
+ * count from the innermost open `(` (arguments, variable definitions and their defaults, where
+ * every input value lives); selection sets are the depth rule's. Stops at the token limit or a
+ * syntax error: the parser reports those.
+ */
+export function inputDepthError(source: string, max: number = LIMITS.inputDepth): GraphQLError | undefined {
+  const lexer = new Lexer(new Source(source));
+  // Per open bracket, the input depth inside it; -1 outside any argument list.
+  const open: number[] = [];
+  try {
+    for (let tokens = 0; tokens <= LIMITS.tokens; tokens++) {
+      const { kind } = lexer.advance();
+      if (kind === TokenKind.EOF) return undefined;
+      if (kind === TokenKind.PAREN_L) open.push(0);
+      else if (kind === TokenKind.BRACKET_L || kind === TokenKind.BRACE_L) {
+        const outer = open.length > 0 ? open[open.length - 1] : -1;
+        const depth = outer < 0 ? -1 : outer + 1;
+        if (depth > max) return tooComplex('inputDepth', `Input value depth limit of ${max} exceeded.`);
+        open.push(depth);
+      } else if (kind === TokenKind.PAREN_R || kind === TokenKind.BRACKET_R || kind === TokenKind.BRACE_R) open.pop();
+    }
+  } catch {
+    return undefined; // a syntax error: parse reports it
+  }
+  return undefined;
+}
+
 /** graphql-js's words for its token limit (Apollo reports it as a plain parse failure). */
 const TOKEN_LIMIT = /^Syntax Error: Document contains more tha[nt] (\d+) tokens\./;
 
@@ -135,8 +171,10 @@ export function tokenLimitError(error: GraphQLError): GraphQLError | undefined {
   return match ? tooComplex('tokens', `Token limit of ${match[1]} exceeded.`) : undefined;
 }
 
-/** `parse` under the token limit, for callers outside Apollo (the websocket). */
+/** `parse` under the input depth and token limits, for callers outside Apollo (the websocket, the REST table). */
 export function parseLimited(source: string): DocumentNode {
+  const tooDeep = inputDepthError(source);
+  if (tooDeep) throw tooDeep;
   try {
     return parse(source, parseOptions);
   } catch (error) {

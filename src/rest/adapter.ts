@@ -4,21 +4,11 @@
  * document with the same context, auth and validation as /graphql.
  */
 import { Request, Response, Router } from 'express';
-import {
-  DocumentNode,
-  execute,
-  GraphQLInputType,
-  GraphQLSchema,
-  Kind,
-  OperationDefinitionNode,
-  parse,
-  specifiedRules,
-  validate,
-} from 'graphql';
+import { DocumentNode, execute, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, specifiedRules, validate } from 'graphql';
 import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
-import { limitRules, parseOptions } from '../graphql/limits';
+import { limitRules, parseLimited } from '../graphql/limits';
 import { AnswerCache } from './answer-cache';
 import { RestRoute } from './route';
 import { restFieldRenamer, snakeCase } from './field-names';
@@ -40,7 +30,7 @@ export interface CompiledRoute extends RestRoute {
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
   return routes.map((route) => {
     const where = `${route.method} ${route.path}`;
-    const ast = parse(route.document, parseOptions);
+    const ast = parseLimited(route.document);
     // The limits of /graphql hold for every row; a row's document is fixed, so once is enough.
     const problems = validate(schema, ast, [...specifiedRules, ...limitRules]).map((e) => e.message);
     const operations = ast.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
@@ -137,7 +127,7 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
   for (const { name, type } of route.variables) {
     if (name in req.params) {
       const before = Object.keys(reader.errors).length;
-      variables[name] = reader.read(req.params[name], type, name);
+      variables[name] = reader.read(req.params[name], type, name, 'text');
       // A path that does not parse (e.g. /menus/abc) names no resource: 404, not 422.
       if (Object.keys(reader.errors).length > before) {
         throw routeNotFound(req.method, req.path);
@@ -145,8 +135,9 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
       continue;
     }
     const header = route.headers?.[name];
-    const raw = header ? req.get(header) : name === route.bodyVariable ? body : name in body ? body[name] : query[name];
-    const value = reader.read(raw, type, name === route.bodyVariable ? '' : name);
+    const fromBody = !header && (name === route.bodyVariable || name in body);
+    const raw = header ? req.get(header) : name === route.bodyVariable ? body : fromBody ? body[name] : query[name];
+    const value = reader.read(raw, type, name === route.bodyVariable ? '' : name, fromBody ? 'json' : 'text');
     if (value !== undefined) variables[name] = value;
     if (route.strictBody && name === route.bodyVariable) reader.refuseUnknownKeys(raw, type, '');
   }

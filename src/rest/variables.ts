@@ -1,8 +1,10 @@
 /**
  * Turns path, query and body values into the variables a document declares, with the
  * messages of spec §7: `{ "items.0.quantity": ["The items.0.quantity must be at least 1."] }`.
- * Query and path values arrive as strings and are read by the declared type (Int, Float,
- * Boolean as 1/0/true/false); input objects accept snake_case keys.
+ * Query, path and header values arrive as strings and are read by the declared type (Int,
+ * Float, Boolean as 1/0/true/false). A JSON body carries its own types: an Int, Float or Boolean
+ * there must be a JSON number or boolean, as over GraphQL (`"quantity": "2"` is 422 naming the
+ * field; docs/decisions.md "Numbers sent as strings"). Input objects accept snake_case keys.
  */
 import {
   GraphQLInputType,
@@ -26,31 +28,34 @@ export function variableType(schema: GraphQLSchema, definition: VariableDefiniti
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
+/** Where a value came from: text (path, query string, header) or a JSON body. */
+export type ValueSource = 'text' | 'json';
+
 export class VariableReader {
   readonly errors: FieldErrors = {};
 
   /** `undefined` result means "leave the variable out". */
-  read(value: unknown, type: GraphQLInputType, path: string): unknown {
+  read(value: unknown, type: GraphQLInputType, path: string, source: ValueSource): unknown {
     if (isNonNullType(type)) {
       if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
         return this.fail(path, `The ${path} field is required.`);
       }
-      return this.read(value, type.ofType, path);
+      return this.read(value, type.ofType, path, source);
     }
     if (value === undefined) return undefined;
     if (value === null) return null;
     if (isListType(type)) {
       const items = Array.isArray(value) ? value : typeof value === 'string' ? [value] : undefined;
       if (!items) return this.fail(path, `The ${path} must be an array.`);
-      return items.map((item, i) => this.read(item, type.ofType, `${path}.${i}`) ?? null);
+      return items.map((item, i) => this.read(item, type.ofType, `${path}.${i}`, source) ?? null);
     }
     if (isInputObjectType(type)) {
       if (typeof value !== 'object' || Array.isArray(value)) return this.fail(path, `The ${path} must be an object.`);
-      const source = value as Record<string, unknown>;
+      const given = value as Record<string, unknown>;
       const result: Record<string, unknown> = {};
       for (const [name, field] of Object.entries(type.getFields())) {
         const rest = snakeCase(name);
-        const read = this.read(source[rest] !== undefined ? source[rest] : source[name], field.type, path ? `${path}.${rest}` : rest);
+        const read = this.read(given[rest] !== undefined ? given[rest] : given[name], field.type, path ? `${path}.${rest}` : rest, source);
         if (read !== undefined) result[name] = read;
       }
       return result;
@@ -65,12 +70,13 @@ export class VariableReader {
           .join(', ')}.`,
       );
     }
-    if (isScalarType(type)) return this.scalar(value, type, path);
+    if (isScalarType(type)) return this.scalar(value, type, path, source);
     return value;
   }
 
-  private scalar(value: unknown, type: GraphQLScalarType, path: string): unknown {
-    const text = typeof value === 'string' ? value.trim() : undefined;
+  private scalar(value: unknown, type: GraphQLScalarType, path: string, source: ValueSource): unknown {
+    // Only text is read as a number or boolean; a JSON string stays a string.
+    const text = source === 'text' && typeof value === 'string' ? value.trim() : undefined;
     switch (type.name) {
       case 'Int':
         if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 2 ** 31 - 1) return value;
@@ -83,8 +89,8 @@ export class VariableReader {
         return this.fail(path, `The ${path} must be a number.`);
       case 'Boolean':
         if (typeof value === 'boolean') return value;
-        if (value === 1 || text === '1' || text === 'true') return true;
-        if (value === 0 || text === '0' || text === 'false') return false;
+        if (text === '1' || text === 'true') return true;
+        if (text === '0' || text === 'false') return false;
         return this.fail(path, `The ${path} field must be true or false.`);
       case 'String':
       case 'ID':

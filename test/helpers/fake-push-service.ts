@@ -18,6 +18,7 @@ export interface ReceivedWebPush {
   payload: { title: string; body: string; data: { type: string; order_id: string; status: string } };
   /** The VAPID key the request was signed with, and the JWT's claims. */
   vapid: { publicKey: string; claims: { aud: string; exp: number; sub: string } };
+  at: number;
 }
 
 export interface FakeSubscription {
@@ -100,7 +101,7 @@ export class FakePushService {
       if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`content-encoding ${req.headers['content-encoding']}`);
       if (!req.headers.ttl) throw new Error('no TTL header');
       const payload = JSON.parse(decrypt(body, browser.ecdh, browser.auth)) as ReceivedWebPush['payload'];
-      const push = { endpoint, headers: req.headers, payload, vapid };
+      const push = { endpoint, headers: req.headers, payload, vapid, at: Date.now() };
       this.received.push(push);
       this.onReceive?.(push);
       end(201);

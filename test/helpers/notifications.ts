@@ -20,17 +20,20 @@ export const NOTIFY_ENV = {
   OTP_MAX_PER_PHONE_PER_DAY: '1000',
 };
 
-/** `const t = useNotifyWorld()`: t.server, t.make, t.w (an order world), t.fcm and t.webPush (a fake push service). */
-export function useNotifyWorld(env: Record<string, string> = {}) {
+/**
+ * `const t = useNotifyWorld()`: t.server, t.make, t.w (an order world), t.fcm and t.webPush (a
+ * fake push service); `more` fakes (Stripe's) start beside them and pass their env to the server.
+ */
+export function useNotifyWorld(env: Record<string, string> = {}, more: Fake[] = []) {
   const fcm = new FakeFcm();
   const webPush = new FakePushService();
   return Object.assign(
-    useOrderWorld(env, (ready, serverEnv) => useFakesServer([fcm, webPush], ready, serverEnv)),
+    useOrderWorld(env, (ready, serverEnv) => useFakesServer([fcm, webPush, ...more], ready, serverEnv)),
     { fcm, webPush },
   );
 }
 
-type Fake = { start(): Promise<string>; stop(): Promise<void>; reset(): void; env(): Record<string, string> };
+export type Fake = { start(): Promise<string>; stop(): Promise<void>; reset(): void; env(): Record<string, string> };
 
 function useFakesServer(fakes: Fake[], ready: (server: TestServer, make: Factory) => void, env: Record<string, string>) {
   const serverEnv: Record<string, string> = { ...NOTIFY_ENV, ...env };

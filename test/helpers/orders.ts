@@ -9,6 +9,7 @@ import { ServerHook, useTestServer, useWorld } from './setup';
 import { registerCustomer, SignedIn } from './auth';
 import { PromoCode } from '../../src/modules/promos/promo-code.entity';
 import { createDriver } from '../../src/modules/drivers/driver-admin.service';
+import { until } from './ws';
 
 export interface OrderWorld {
   owner: Owner;
@@ -90,5 +91,10 @@ export async function onlineDriver(server: TestServer, position: { lat: number; 
   const driver = await createDriver(server.db.orm.em.fork(), signedIn.user.phone_number);
   await server.http.post('/api/v1/driver/online', undefined, { token: signedIn.token });
   await server.http.post('/api/v1/driver/location', { latitude: position.lat, longitude: position.lng }, { token: signedIn.token });
+  // Positions reach the database in batches (docs/decisions.md "Driver positions"): dispatch sees this one once it is written.
+  await until(async () => {
+    const [row] = await server.db.orm.em.fork().execute(`select latitude from drivers where id = ?`, [driver.id]);
+    return row?.latitude === position.lat;
+  }, "the driver's position written");
   return { ...signedIn, driverId: driver.id };
 }

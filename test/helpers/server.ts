@@ -95,6 +95,8 @@ export async function startTestServer(
       whatsapp.reset();
       // The outbox worker pauses while the tables are emptied (no row of the last test is sent into the next).
       await app.notifications.stop();
+      // Positions of the last test are written now, and its drivers forgotten (their ids are reused).
+      await app.services.positions.clear();
       await emptyTables(db);
       if (config.notifications.worker) app.notifications.start();
     },

@@ -102,12 +102,16 @@ function show(root: Element, order: TrackedOrder): () => void {
   };
 
   const apply = (update: OrderUpdate) => {
+    // A position is not an event of its own: it carries the seq of the last event before it.
+    if (update.type === 'driver_location') {
+      if (update.seq >= lastSeq && update.latitude !== null && update.longitude !== null)
+        map.moveDriver({ lat: update.latitude, lng: update.longitude });
+      return;
+    }
     if (update.seq <= lastSeq) return; // already seen (a replay overlapping what we had)
     lastSeq = update.seq;
     order.status = update.status;
     if (update.type === 'status') reached.set(update.status, update.at);
-    if (update.type === 'driver_location' && update.latitude !== null && update.longitude !== null)
-      map.moveDriver({ lat: update.latitude, lng: update.longitude });
     if (update.type === 'driver_assigned') {
       // Who the driver is comes with the order, not with the event.
       void gql<{ myOrder: TrackedOrder }>(ORDER, { id: order.id }).then(({ myOrder }) => {

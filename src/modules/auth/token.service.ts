@@ -2,7 +2,7 @@
  * Access tokens: JWT signed with one pinned algorithm, issuer and audience checked, a `jti`
  * per token so that logout can revoke exactly one token until its natural expiry.
  */
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, KeyObject, randomUUID } from 'node:crypto';
 import jwt, { JwtPayload } from 'jsonwebtoken';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Config } from '../../config';
@@ -21,10 +21,21 @@ export interface IssuedToken {
   tokenId: string;
 }
 
+/**
+ * The signing secret as a key, made once per configuration: given the string, jsonwebtoken tries
+ * to parse it as a public key (and fails) on every verification before making a secret key of it.
+ */
+const keys = new WeakMap<Config['jwt'], KeyObject>();
+function keyOf(jwtConfig: Config['jwt']): KeyObject {
+  let key = keys.get(jwtConfig);
+  if (!key) keys.set(jwtConfig, (key = createSecretKey(Buffer.from(jwtConfig.secret, 'utf8'))));
+  return key;
+}
+
 export function issueToken(ctx: Context, userId: number): IssuedToken {
   const jwtConfig = ctx.services.config.jwt;
   const tokenId = randomUUID();
-  const accessToken = jwt.sign({}, jwtConfig.secret, {
+  const accessToken = jwt.sign({}, keyOf(jwtConfig), {
     algorithm: ALGORITHM,
     expiresIn: jwtConfig.ttlSeconds,
     issuer: jwtConfig.issuer,
@@ -39,13 +50,70 @@ export function issueToken(ctx: Context, userId: number): IssuedToken {
  * The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. It takes
  * the parts it needs, not a context: it runs while the request context is being built.
  */
-export async function authenticate(em: EntityManager, jwtConfig: Config['jwt'], authorization: string | undefined): Promise<Viewer> {
+export async function authenticate(
+  em: EntityManager,
+  jwtConfig: Config['jwt'],
+  authorization: string | undefined,
+  revocations?: Revocations,
+): Promise<Viewer> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
   if (!match) throw unauthenticated();
   const viewer = decode(jwtConfig, match[1]);
-  const revoked = await em.count(RevokedToken, { jti: viewer.tokenId });
-  if (revoked > 0) throw unauthenticated('The token has been revoked.');
+  const revoked = revocations ? await revocations.isRevoked(em, viewer.tokenId) : await countRevoked(em, viewer.tokenId);
+  if (revoked) throw unauthenticated('The token has been revoked.');
   return viewer;
+}
+
+const countRevoked = async (em: EntityManager, jti: string) => (await em.count(RevokedToken, { jti })) > 0;
+
+/**
+ * Which tokens this instance found unrevoked lately (docs/decisions.md "The signed-in floor"): a
+ * token is looked up in `revoked_tokens` once per `recheckMs`, not on every request. A logout is
+ * refused at once on its instance (`heardRevoked`) and on every other through the bus
+ * (tokenEvents); a notice lost on the bus holds on another instance for at most `recheckMs`.
+ */
+export class Revocations {
+  /** jti -> when the lookup that found it unrevoked started (insertion order is time order). */
+  private readonly clear = new Map<string, number>();
+  /** jti -> when it was heard revoked; kept `recheckMs`, then `revoked_tokens` says it. */
+  private readonly revoked = new Map<string, number>();
+
+  constructor(
+    private readonly recheckMs: number,
+    private readonly maxEntries = 200_000,
+  ) {}
+
+  async isRevoked(em: EntityManager, jti: string): Promise<boolean> {
+    const started = Date.now();
+    if (this.revoked.has(jti)) return true;
+    const checked = this.clear.get(jti);
+    if (checked !== undefined && started - checked < this.recheckMs) return false;
+    const revoked = await countRevoked(em, jti);
+    if (revoked) this.heardRevoked(jti);
+    else if (this.recheckMs > 0 && !this.revoked.has(jti)) {
+      this.clear.delete(jti); // re-inserted at the end: the oldest entries stay first
+      this.prune(started);
+      if (this.clear.size < this.maxEntries) this.clear.set(jti, started);
+    }
+    return revoked;
+  }
+
+  heardRevoked(jti: string): void {
+    const now = Date.now();
+    this.clear.delete(jti);
+    this.revoked.delete(jti);
+    this.prune(now);
+    this.revoked.set(jti, now);
+  }
+
+  private prune(now: number): void {
+    for (const map of [this.clear, this.revoked]) {
+      for (const [jti, at] of map) {
+        if (now - at < this.recheckMs) break;
+        map.delete(jti);
+      }
+    }
+  }
 }
 
 /** Revokes exactly the token this request carries. */
@@ -54,12 +122,13 @@ export async function revokeToken(ctx: Context, viewer: Viewer): Promise<void> {
     viewer.tokenId,
     viewer.expiresAt,
   ]);
+  ctx.services.tokenRevoked(viewer.tokenId);
 }
 
 function decode(jwtConfig: Config['jwt'], token: string): Viewer {
   let payload: JwtPayload;
   try {
-    payload = jwt.verify(token, jwtConfig.secret, {
+    payload = jwt.verify(token, keyOf(jwtConfig), {
       algorithms: [ALGORITHM],
       issuer: jwtConfig.issuer,
       audience: jwtConfig.audience,

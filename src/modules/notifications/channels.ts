@@ -1,37 +1,12 @@
 /**
- * Where notifications go: each channel behind one small interface. A channel sends one message
- * and says what became of it; the worker (worker.ts) decides about retries and records it.
+ * Where notifications go: the channels behind channel.ts's one small interface (FCM, WhatsApp,
+ * the log here; Web Push in web-push-channel.ts), and which of them the configuration enables.
  */
 import jwt from 'jsonwebtoken';
 import type { Config, VapidKeys } from '../../config';
 import type { Logger } from '../../common/logger';
-import type { NotificationChannel } from './notification.entity';
+import { Channel, Channels, OutgoingMessage, Outcome, retryAfter } from './channel';
 import { WebPushChannel } from './web-push-channel';
-
-export interface OutgoingMessage {
-  /** The channel's address: a push token, an E.164 phone number, a Web Push endpoint. */
-  to: string;
-  /** Web Push: the browser's keys the payload is encrypted to. */
-  keys?: { p256dh: string; auth: string };
-  title: string;
-  body: string;
-  /** The deep link: type (the kind), order_id, status. */
-  data: { type: string; order_id: string; status: string };
-  /** WhatsApp templates take the facts as parameters rather than the text. */
-  parameters: string[];
-  locale: string;
-}
-
-export type Outcome =
-  | { ok: true }
-  /** `retry`: worth trying again later (after `retryAfterMs` when the service said so); `invalidTarget`: the address is dead. */
-  | { ok: false; error: string; retry: boolean; retryAfterMs?: number; invalidTarget?: boolean };
-
-export interface Channel {
-  send(message: OutgoingMessage): Promise<Outcome>;
-}
-
-export type Channels = Partial<Record<NotificationChannel, Channel>>;
 
 /** Development without FCM credentials: the notification is written to the log. */
 export class LogChannel implements Channel {
@@ -129,15 +104,6 @@ export class FcmChannel implements Channel {
     const retryable = response.status === 401 || response.status === 429 || response.status >= 500;
     return { ok: false, retry: retryable, error, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
   }
-}
-
-/** Retry-After in seconds or as an HTTP date, in milliseconds from now. */
-export function retryAfter(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /**

@@ -1,26 +1,33 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Opt, Ref, Unique } from '@mikro-orm/core';
 import { CreatedAt } from '../../common/timestamped';
 import { OrderEvent } from '../orders/order-event.entity';
 import { Order } from '../orders/order.entity';
+import { PaymentEvent } from '../payments/payment-event.entity';
 import { User } from '../users/user.entity';
 
 export type NotificationChannel = 'push' | 'whatsapp' | 'web_push';
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
 
 /**
- * The notification outbox: one row per (order event, kind, channel, recipient device), written
- * in the transaction of the event (outbox.ts) and sent after commit by the worker of any
- * instance (worker.ts). The unique key is what keeps two instances from sending one twice.
+ * The notification outbox: one row per (event, kind, channel, recipient device), written in the
+ * transaction of the event (outbox.ts) and sent after commit by the worker of any instance
+ * (worker.ts). The event is the order's, or a payment's once the order's stream has ended
+ * (payment-ledger.ts). The unique keys are what keep two instances from sending one twice.
  */
 @Entity({ tableName: 'notification_outbox' })
 @Unique({ properties: ['event', 'kind', 'channel', 'target'] })
+@Unique({ properties: ['paymentEvent', 'kind', 'channel', 'target'] })
+@Check({ name: 'notification_outbox_one_source', expression: '(event_id is null) <> (payment_event_id is null)' })
 @Index({ properties: ['status', 'dueAt'] })
 export class NotificationOutbox {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
 
-  @ManyToOne(() => OrderEvent, { ref: true, deleteRule: 'cascade' })
-  event!: Ref<OrderEvent>;
+  @ManyToOne(() => OrderEvent, { ref: true, deleteRule: 'cascade', nullable: true })
+  event?: Ref<OrderEvent> | null;
+
+  @ManyToOne(() => PaymentEvent, { ref: true, deleteRule: 'cascade', nullable: true })
+  paymentEvent?: Ref<PaymentEvent> | null;
 
   @ManyToOne(() => Order, { ref: true, deleteRule: 'cascade', index: true })
   order!: Ref<Order>;

@@ -81,7 +81,10 @@ export function kindsOf(event: EventFacts, rejectionReason?: string | null): { k
  * is off too. Order messages ignore the kind switches and quiet hours (those are for
  * marketing-type messages). Answers how many rows were written.
  */
-export async function enqueue(tx: EntityManager, eventId: string, orderId: number, event: EventFacts): Promise<number> {
+/** What caused the rows: an order event, or a payment's news after the order's stream has ended (payment_events). */
+export type Cause = { orderEvent: string } | { paymentEvent: string };
+
+export async function enqueue(tx: EntityManager, cause: Cause, orderId: number, event: EventFacts): Promise<number> {
   if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
   let rejectionReason: string | null = null;
   if (event.type === 'status' && event.status === 'rejected') {
@@ -122,13 +125,13 @@ export async function enqueue(tx: EntityManager, eventId: string, orderId: numbe
        where kind = 'new_order' and whatsapp and not (push and has_device) and not (web_push and has_browser)
      ),
      written as (
-       insert into notification_outbox (event_id, order_id, kind, user_id, channel, target, due_at)
-       select ?, ?, kind, user_id, channel, target, now() + make_interval(secs => delay) from wanted
+       insert into notification_outbox (event_id, payment_event_id, order_id, kind, user_id, channel, target, due_at)
+       select ?::bigint, ?::bigint, ?, kind, user_id, channel, target, now() + make_interval(secs => delay) from wanted
        on conflict do nothing
        returning 1
      )
      select count(*)::int as n from written`,
-    [...params, orderId, eventId, orderId],
+    [...params, orderId, 'orderEvent' in cause ? cause.orderEvent : null, 'paymentEvent' in cause ? cause.paymentEvent : null, orderId],
   );
   return rows[0].n;
 }

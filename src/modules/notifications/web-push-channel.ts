@@ -9,8 +9,7 @@ import https from 'node:https';
 import webpush from 'web-push';
 import type { VapidKeys, WebPushConfig } from '../../config';
 import { publicOnlyLookup } from '../../common/public-address';
-import type { Channel, OutgoingMessage, Outcome } from './channels';
-import { retryAfter } from './channels';
+import { Channel, OutgoingMessage, Outcome, retryAfter } from './channel';
 import { endpointProblem } from './web-push.service';
 
 /** An order message is stale after an hour (a new order is rejected long before): push services drop it then. */

@@ -8,7 +8,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationsConfig } from '../../config';
 import type { Logger } from '../../common/logger';
-import type { Channels, OutgoingMessage, Outcome } from './channels';
+import type { Channels, OutgoingMessage, Outcome } from './channel';
 import { render, OrderFacts } from './messages';
 import type { NotificationChannel } from './notification.entity';
 import { NotificationKind, outboxSignal } from './outbox';

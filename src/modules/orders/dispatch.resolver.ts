@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { Context } from '../../context';
+import type { DriverState } from '../drivers/driver-positions';
 import { Driver } from '../drivers/driver.entity';
 import { PositionInput } from '../drivers/driver.inputs';
 import * as dispatch from './dispatch';
@@ -25,7 +26,7 @@ export class DispatchResolver {
   }
 
   @Mutation(() => Driver, { description: 'The driver’s position; customers following their orders see it.' })
-  reportDriverLocation(@Arg('position') position: PositionInput, @Ctx() ctx: Context): Promise<Driver> {
+  reportDriverLocation(@Arg('position') position: PositionInput, @Ctx() ctx: Context): Promise<DriverState> {
     return dispatch.reportLocation(ctx, position.latitude, position.longitude);
   }
 }

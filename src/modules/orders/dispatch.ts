@@ -6,10 +6,13 @@
  * must be one step); driver rows are written only by drivers/driver.service.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Context } from '../../context';
+import { Logger } from '../../common/logger';
+import { Context, viewerOf } from '../../context';
+import type { AppPubSub } from '../../pubsub';
+import type { DriverState, WrittenPosition } from '../drivers/driver-positions';
 import { Driver } from '../drivers/driver.entity';
-import { requireDriver, setAvailability, setPosition } from '../drivers/driver.service';
-import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
+import { requireDriver, setAvailability } from '../drivers/driver.service';
+import { appendEvent, OrderEventMessage, publishEvents, publishPosition } from './order-events';
 import { ACTIVE_DRIVER_STATUSES, WAITING_FOR_DRIVER_STATUSES } from './order-status';
 import { Order, OrderRow } from './order.entity';
 
@@ -23,32 +26,61 @@ export async function setOnline(ctx: Context, online: boolean, position?: { lati
     return { row, events: online ? await assignWaitingOrder(tx, driver.id) : [] };
   });
   publishEvents(ctx.services.pubSub, events);
+  ctx.services.positions.noteRow(row);
   return ctx.em.map(Driver, row); // the raw UPDATE's row refreshes the identity map
 }
 
 /**
- * Stores the driver's position; each active order of theirs gets a `driver_location` event,
- * at most one per `throttleSeconds` per order, so subscribers see the car move.
+ * Keeps the driver's position (422 when implausible: driver-positions.ts). No statement: it is
+ * written and sent to the followers of the driver's orders at the next flush (`positionsWritten`).
  */
-export async function reportLocation(ctx: Context, latitude: number, longitude: number): Promise<Driver> {
-  const driver = await requireDriver(ctx);
-  const throttle = ctx.services.config.tracking.locationThrottleSeconds;
-  const { row, events } = await ctx.em.transactional(async (tx) => {
-    const row = await setPosition(tx, driver.id, latitude, longitude);
-    const due = await tx.execute<{ id: number }[]>(
-      `select o.id from orders o
-       where o.driver_id = ? and o.status in (?)
-         and not exists (select 1 from order_events e where e.order_id = o.id and e.type = ?
-                         and e.created_at > now() - make_interval(secs => ?))`,
-      [driver.id, ACTIVE_DRIVER_STATUSES, 'driver_location', throttle],
-    );
-    const written: OrderEventMessage[] = [];
-    for (const { id } of due) written.push(await appendEvent(tx, id, 'driver_location', { latitude, longitude }));
-    if (driver.isOnline) written.push(...(await assignWaitingOrder(tx, driver.id)));
-    return { row, events: written };
-  });
-  publishEvents(ctx.services.pubSub, events);
-  return ctx.em.map(Driver, row);
+export function reportLocation(ctx: Context, latitude: number, longitude: number): Promise<DriverState> {
+  return ctx.services.positions.report(ctx.em, viewerOf(ctx).userId, latitude, longitude);
+}
+
+/**
+ * After a flush of positions: each one goes to the followers of the orders its driver carries
+ * (the order's topic only: a store's board and the driver's own stream have no use for it), and
+ * if a flushed driver is online and free, orders waiting for a driver are offered again.
+ */
+export async function positionsWritten(em: EntityManager, pubSub: AppPubSub, logger: Logger, written: WrittenPosition[]): Promise<void> {
+  const carried = await em.execute<{ id: number; store_id: number; driver_id: number; status: string; last_event_seq: number }[]>(
+    `select id, store_id, driver_id, status, last_event_seq from orders where driver_id in (?) and status in (?)`,
+    [written.map((w) => w.driverId), ACTIVE_DRIVER_STATUSES],
+  );
+  const byDriver = new Map(written.map((w) => [w.driverId, w]));
+  for (const order of carried) {
+    const { latitude, longitude, at } = byDriver.get(order.driver_id)!;
+    publishPosition(pubSub, {
+      orderId: order.id,
+      seq: order.last_event_seq,
+      type: 'driver_location',
+      status: order.status,
+      at: at.toISOString(),
+      data: { latitude, longitude },
+      storeId: order.store_id,
+      driverId: order.driver_id,
+      live: true,
+    });
+  }
+  const busy = new Set(carried.map((o) => o.driver_id));
+  if (!written.some((w) => w.isOnline && !busy.has(w.driverId))) return;
+  try {
+    publishEvents(pubSub, await em.transactional((tx) => offerWaitingOrders(tx)));
+  } catch (error) {
+    logger.error({ err: error }, 'dispatch: offering waiting orders failed');
+  }
+}
+
+/** The oldest orders waiting for a driver each get the nearest free online driver, if any (at most 20 per call). */
+async function offerWaitingOrders(tx: EntityManager): Promise<OrderEventMessage[]> {
+  const waiting = await tx.execute<{ id: number }[]>(
+    `select id from orders where driver_id is null and status in (?) order by created_at, id limit 20 for update skip locked`,
+    [WAITING_FOR_DRIVER_STATUSES],
+  );
+  const events: OrderEventMessage[] = [];
+  for (const { id } of waiting) events.push(...(await assignDriverToOrder(tx, id)).events);
+  return events;
 }
 
 /** The driver's orders still to deliver, oldest first. */

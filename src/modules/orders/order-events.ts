@@ -30,6 +30,11 @@ export interface OrderEventMessage {
   data: Record<string, unknown> | null;
   storeId: number;
   driverId: number | null;
+  /**
+   * A driver's position sent as it is (no row, never replayed): its seq is the order's last
+   * stored event's, not a new one (docs/decisions.md "Driver positions").
+   */
+  live?: true;
 }
 
 export async function appendEvent(
@@ -47,7 +52,7 @@ export async function appendEvent(
     `insert into order_events (order_id, seq, type, status, data) values (?, ?, ?, ?, ?) returning id, created_at`,
     [orderId, order.seq, type, order.status, data === null ? null : JSON.stringify(data)],
   );
-  await enqueue(em, String(event.id), orderId, { type, status: order.status, data });
+  await enqueue(em, { orderEvent: String(event.id) }, orderId, { type, status: order.status, data });
   return {
     orderId,
     seq: order.seq,
@@ -78,6 +83,11 @@ export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): v
     pubSub.publish(topics.store(event.storeId), event);
     if (event.driverId !== null) pubSub.publish(topics.driver(event.driverId), event);
   }
+}
+
+/** A driver's position to the followers of one order they carry (not stored: see `live`). */
+export function publishPosition(pubSub: AppPubSub, position: OrderEventMessage): void {
+  pubSub.publish(topics.order(position.orderId), position);
 }
 
 /** Live events of one topic (a subscriber's stream; typed here, where the topics are published). */

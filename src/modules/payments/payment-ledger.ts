@@ -7,6 +7,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../common/logger';
 import type { PaymentStatus, ProviderPayment } from '../../common/payment-provider';
 import { appendEvent, orderEnded, OrderEventMessage } from '../orders/order-events';
+import { enqueue } from '../notifications/outbox';
 import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';
 import { isFurther, isNews } from './payment-status';
 import { toAmount } from '../../common/money';
@@ -53,7 +54,10 @@ export async function paymentsOfOrder(em: EntityManager, orderId: number): Promi
 /**
  * One news of the payment: always in its history (payment_events); also on the order's live
  * stream while the order has not ended. After its final status the order's stream is closed,
- * so its last event stays the last one a follower receives (docs/decisions.md, "Payment history").
+ * so its last event stays the last one a follower receives (docs/decisions.md, "Payment history");
+ * the customer still hears of their money (a hold released after a rejection): the news's
+ * notifications are written to the outbox here, in the same transaction, as `appendEvent` does
+ * for order events. No wake-up follows the commit: the workers' poll sends them within a second.
  */
 export async function paymentEvent(
   tx: EntityManager,
@@ -62,13 +66,18 @@ export async function paymentEvent(
   amountCents = row.amount_cents,
   extra: Record<string, unknown> = {},
 ): Promise<OrderEventMessage[]> {
-  await tx.execute(`insert into payment_events (payment_id, status, amount_cents, data) values (?, ?, ?, ?)`, [
-    row.id,
-    status,
-    amountCents,
-    Object.keys(extra).length > 0 ? JSON.stringify(extra) : null,
-  ]);
-  if (await orderEnded(tx, row.order_id)) return [];
+  const [news] = await tx.execute<{ id: string }[]>(
+    `insert into payment_events (payment_id, status, amount_cents, data) values (?, ?, ?, ?) returning id`,
+    [row.id, status, amountCents, Object.keys(extra).length > 0 ? JSON.stringify(extra) : null],
+  );
+  if (await orderEnded(tx, row.order_id)) {
+    await enqueue(tx, { paymentEvent: String(news.id) }, row.order_id, {
+      type: 'payment',
+      status: row.order_status,
+      data: { paymentStatus: status },
+    });
+    return [];
+  }
   const event = await appendEvent(tx, row.order_id, 'payment', {
     paymentId: row.id,
     paymentStatus: status,

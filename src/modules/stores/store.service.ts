@@ -66,3 +66,14 @@ export async function storeServes(
 export async function countDeliveredOrder(tx: EntityManager, storeId: number): Promise<void> {
   await tx.execute(`update stores set order_count = order_count + 1 where id = ?`, [storeId]);
 }
+
+/** The box around every active store, or null when there is none: where the platform operates. */
+export async function activeStoresBox(
+  em: EntityManager,
+): Promise<{ minLat: number; maxLat: number; minLng: number; maxLng: number } | null> {
+  const [row] = await em.execute<{ min_lat: number | null; max_lat: number; min_lng: number; max_lng: number }[]>(
+    `select min(latitude) as min_lat, max(latitude) as max_lat, min(longitude) as min_lng, max(longitude) as max_lng
+     from stores where is_active`,
+  );
+  return row?.min_lat == null ? null : { minLat: row.min_lat, maxLat: row.max_lat, minLng: row.min_lng, maxLng: row.max_lng };
+}

@@ -4,13 +4,14 @@
  * gaps from the database, so a client that resumes with its last seq loses nothing.
  *
  * The bus may lose messages (Redis down, a dropped connection): every stream also reads the
- * database on a timer, every 2 s while the bus is down and every 30 s otherwise, so an outage
- * delays events but never drops them.
+ * database on a timer, every 2 s while the bus is down (and for 10 s after) and every 30 s
+ * otherwise, so an outage delays events but never drops them.
  */
 import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
+import { storedPosition } from '../drivers/driver.service';
 import { eventsAfter, OrderEventMessage, recentEvents, subscribeEvents, topics } from '../orders/order-events';
-import { FINAL_STATUSES, OrderStatus } from '../orders/order-status';
+import { ACTIVE_DRIVER_STATUSES, FINAL_STATUSES, OrderStatus } from '../orders/order-status';
 import { getOrderForParticipant } from '../orders/order.service';
 
 /** The first catch-up read, this long after subscribing, covers events published while it was set up. */
@@ -26,13 +27,24 @@ const catchUpIn = (ms: number) => {
   const promise = new Promise<Tick>((resolve) => (timer = setTimeout(() => resolve('catch-up'), ms).unref()));
   return { promise, cancel: () => clearTimeout(timer) };
 };
-/** Resolves when the next read is due: the bus's health is looked at every 2 s, so an outage is noticed fast. */
-const nextCatchUp = (ctx: Context) => {
+/** After the bus comes back, reads stay as frequent as during the outage this long. */
+const CATCH_UP_AFTER_OUTAGE_MS = 10_000;
+
+/**
+ * Resolves when the next read is due. The bus's health is looked at every 2 s, so an outage is
+ * noticed fast; reads stay that frequent for a while after it ends (`bus.downAt`, kept by the
+ * stream), because "healthy" comes before every subscription is re-established and an event
+ * published in between reaches nobody through the bus.
+ */
+const nextCatchUp = (ctx: Context, bus: { downAt?: number }) => {
   const since = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<Tick>((resolve) => {
     const check = () => {
-      if (!ctx.services.busHealthy() || Date.now() - since >= CATCH_UP_BUS_UP_MS) resolve('catch-up');
+      const now = Date.now();
+      if (!ctx.services.busHealthy()) bus.downAt = now;
+      const recovering = bus.downAt !== undefined && now - bus.downAt < CATCH_UP_AFTER_OUTAGE_MS;
+      if (recovering || now - since >= CATCH_UP_BUS_UP_MS) resolve('catch-up');
       else timer = setTimeout(check, CATCH_UP_BUS_DOWN_MS).unref();
     };
     timer = setTimeout(check, CATCH_UP_BUS_DOWN_MS).unref();
@@ -49,12 +61,15 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
 
   async function* stream(): AsyncGenerator<OrderEventMessage> {
     let last = afterSeq;
+    let latest: OrderEventMessage | undefined;
     let catchUp: ReturnType<typeof catchUpIn> | undefined;
+    const bus = {};
     const fromDatabase = async function* (before = Infinity) {
       for (const event of await eventsAfter(ctx, order, last)) {
         if (event.seq >= before) return;
         yield event;
         last = event.seq;
+        latest = event;
       }
     };
     try {
@@ -65,6 +80,15 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
       // Ended before we subscribed and its final event is at or before afterSeq: nothing more
       // can come (no event follows a final status), so the stream ends instead of idling.
       if (FINAL_STATUSES.includes(order.status)) return;
+      // Positions are not replayed: the driver's latest one comes once, after the replay.
+      const position = await currentPosition(
+        ctx,
+        order.id,
+        order.store.id,
+        latest ?? { status: order.status, driverId: order.driver?.id ?? null },
+        last,
+      );
+      if (position) yield position;
       catchUp = catchUpIn(CATCH_UP_AFTER_MS);
       for (;;) {
         const next = await Promise.race([pending, catchUp.promise]);
@@ -73,12 +97,18 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
             yield event;
             if (isFinal(event)) return;
           }
-          catchUp = nextCatchUp(ctx);
+          catchUp = nextCatchUp(ctx, bus);
           continue;
         }
         if (next.done) return;
         pending = live.next();
         const event = next.value;
+        if (event.live) {
+          // A position comes after the stored events up to its seq, and is dropped when a later one was sent.
+          if (event.seq > last) yield* fromDatabase(event.seq + 1);
+          if (event.seq === last) yield event;
+          continue;
+        }
         if (event.seq <= last) continue; // already sent (replayed or caught up)
         if (event.seq > last + 1) yield* fromDatabase(event.seq); // a gap: read what was missed
         yield event;
@@ -91,6 +121,31 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
     }
   }
   return stream();
+}
+
+/** The position of the driver carrying an order, as a live position after seq `last`, if there is one. */
+async function currentPosition(
+  ctx: Context,
+  orderId: number,
+  storeId: number,
+  now: { status: string; driverId: number | null },
+  last: number,
+): Promise<OrderEventMessage | null> {
+  if (now.driverId === null || !ACTIVE_DRIVER_STATUSES.includes(now.status as OrderStatus)) return null;
+  const position = ctx.services.positions.latest(now.driverId) ?? (await storedPosition(ctx.em, now.driverId));
+  if (!position) return null;
+  const { latitude, longitude, at } = position;
+  return {
+    orderId,
+    seq: last,
+    type: 'driver_location',
+    status: now.status,
+    at: at.toISOString(),
+    data: { latitude, longitude },
+    storeId,
+    driverId: now.driverId,
+    live: true,
+  };
 }
 
 /** Events of every order of the given stores (an owner's dashboard), merged. */
@@ -126,13 +181,14 @@ async function caughtUp(
     return true;
   };
   async function* stream(): AsyncGenerator<OrderEventMessage> {
-    let catchUp = nextCatchUp(ctx);
+    const bus = {};
+    let catchUp = nextCatchUp(ctx, bus);
     try {
       for (;;) {
         const next = await Promise.race([pending, catchUp.promise]);
         if (next === 'catch-up') {
           for (const event of await recent()) if (isNew(event)) yield event;
-          catchUp = nextCatchUp(ctx);
+          catchUp = nextCatchUp(ctx, bus);
           continue;
         }
         if (next.done) return;

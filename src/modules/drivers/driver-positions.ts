@@ -1,0 +1,253 @@
+/**
+ * Drivers' positions (issue 26; docs/decisions.md "Driver positions"). A position is ephemeral:
+ * the latest one matters. Each instance keeps the drivers it hears from in memory, answers a
+ * position without a statement, and every `flushMs` writes the latest position of each driver
+ * heard since the last flush in one statement, then hands what it wrote to `afterFlush` (the
+ * orders' followers and dispatch). A dead instance loses at most its last unflushed positions;
+ * order events never pass through here. `stop()` (graceful shutdown) flushes what is left.
+ *
+ * A position is a claim, bounded before it is kept (422): within MAX_DELIVERY_RADIUS_KM of the
+ * box of the active stores, and no farther from the driver's last position than a car at
+ * MAX_SPEED_KMH could have gone since, plus GPS_SLACK_M.
+ */
+import { EntityManager } from '@mikro-orm/postgresql';
+import { forbidden, validationFailed } from '../../common/errors';
+import { distanceMeters, MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
+import { Logger } from '../../common/logger';
+import { activeStoresBox } from '../stores/store.service';
+import { driverOfUser, DriverRow, Position, writePositions } from './driver.service';
+
+/** Faster than any car in a city, with room for a motorway stretch. */
+export const MAX_SPEED_KMH = 200;
+/** What a phone's fix may jump without moving (and the first fix after a long pause). */
+export const GPS_SLACK_M = 300;
+/** The area's box is read again after this long (stores open and close rarely). */
+const AREA_REFRESH_MS = 60_000;
+/** A position outside the box is refused only after a look at a box at most this old. */
+const AREA_RECHECK_MS = 5_000;
+/** Drivers not heard from for this long are forgotten (memory holds the drivers at work). */
+const FORGET_AFTER_MS = 15 * 60_000;
+
+/** What the service knows of a driver: the `Driver` fields answered. */
+export interface DriverState {
+  id: number;
+  isOnline: boolean;
+  latitude: number | null;
+  longitude: number | null;
+  locationUpdatedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface WrittenPosition {
+  driverId: number;
+  isOnline: boolean;
+  latitude: number;
+  longitude: number;
+  at: Date;
+}
+
+type Box = { minLat: number; maxLat: number; minLng: number; maxLng: number };
+
+const stateOf = (row: DriverRow): DriverState => ({
+  id: row.id,
+  isOnline: Boolean(row.is_online),
+  latitude: (row.latitude as number | null) ?? null,
+  longitude: (row.longitude as number | null) ?? null,
+  locationUpdatedAt: row.location_updated_at ? new Date(row.location_updated_at as string) : null,
+  createdAt: new Date(row.created_at as string),
+});
+
+const refused = (message: string) => validationFailed({ latitude: [message], longitude: [message] });
+
+export class DriverPositions {
+  private readonly byUser = new Map<number, DriverState>();
+  private readonly byDriver = new Map<number, DriverState>();
+  private userOf = new WeakMap<DriverState, number>();
+  /** Drivers with a position not written yet (the state holds the latest). */
+  private readonly pending = new Set<DriverState>();
+  private area: { box: Box | null; readAt: number } | undefined;
+  private areaReading: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private inFlight = 0;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly options: {
+      flushMs: number;
+      logger: Logger;
+      afterFlush: (em: EntityManager, written: WrittenPosition[]) => Promise<void>;
+    },
+  ) {}
+
+  start(): void {
+    // A tick while a flush runs is skipped: its positions go with the next one.
+    this.timer ??= setInterval(() => this.inFlight === 0 && void this.flush(), this.options.flushMs).unref();
+  }
+
+  /** Stops the timer and writes what is left (graceful shutdown). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  /** The caller's driver state (403 for non-drivers). */
+  async driverOf(em: EntityManager, userId: number): Promise<DriverState> {
+    const known = this.byUser.get(userId);
+    if (known) return known;
+    const row = await driverOfUser(em, userId);
+    if (!row) throw forbidden('You are not registered as a driver.');
+    // Two first requests at once: the first one kept wins.
+    return this.byUser.get(userId) ?? this.remember(Number(row.user_id), stateOf(row));
+  }
+
+  /** A driver's row changed elsewhere in this instance (availability): what is known follows it. */
+  noteRow(row: DriverRow): void {
+    const known = this.byDriver.get(row.id);
+    if (!known) return;
+    const fresh = stateOf(row);
+    known.isOnline = fresh.isOnline;
+    if (
+      !this.pending.has(known) &&
+      fresh.locationUpdatedAt &&
+      (known.locationUpdatedAt?.getTime() ?? 0) <= fresh.locationUpdatedAt.getTime()
+    ) {
+      Object.assign(known, { latitude: fresh.latitude, longitude: fresh.longitude, locationUpdatedAt: fresh.locationUpdatedAt });
+    }
+  }
+
+  /** The latest position this instance knows of a driver (written or not), if any. */
+  latest(driverId: number): Position | null {
+    const known = this.byDriver.get(driverId);
+    if (!known || known.latitude === null || known.longitude === null || !known.locationUpdatedAt) return null;
+    return { latitude: known.latitude, longitude: known.longitude, at: known.locationUpdatedAt };
+  }
+
+  /** Keeps the caller's position (422 when implausible); it is written and sent at the next flush. */
+  async report(em: EntityManager, userId: number, latitude: number, longitude: number, now = new Date()): Promise<DriverState> {
+    const driver = await this.driverOf(em, userId);
+    const position = { latitude, longitude };
+    if (!(await this.inArea(em, position))) refuse('The position is outside the area the platform serves.');
+    if (driver.latitude !== null && driver.longitude !== null && driver.locationUpdatedAt) {
+      const seconds = Math.max(0, (now.getTime() - driver.locationUpdatedAt.getTime()) / 1000);
+      const reachable = GPS_SLACK_M + (MAX_SPEED_KMH / 3.6) * seconds;
+      if (distanceMeters({ latitude: driver.latitude, longitude: driver.longitude }, position) > reachable) {
+        refuse(`The position is farther from the last one than a car could drive in ${Math.round(seconds)} s.`);
+      }
+    }
+    Object.assign(driver, { latitude, longitude, locationUpdatedAt: now });
+    this.pending.add(driver);
+    return { ...driver };
+  }
+
+  /** Writes the latest pending positions (one at a time: a flush in progress is waited for, then another runs). */
+  flush(): Promise<void> {
+    this.inFlight++;
+    const run = (this.flushing ?? Promise.resolve()).then(() => this.flushOnce());
+    const settled = run
+      .catch((error: unknown) => this.options.logger.error({ err: error }, 'driver positions: flush failed'))
+      .finally(() => this.inFlight--);
+    this.flushing = settled;
+    return settled;
+  }
+
+  private async flushOnce(): Promise<void> {
+    this.forgetIdle();
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending].map((driver) => ({
+      driver,
+      driverId: driver.id,
+      latitude: driver.latitude!,
+      longitude: driver.longitude!,
+      at: driver.locationUpdatedAt!,
+    }));
+    this.pending.clear();
+    const em = this.em.fork();
+    let rows: { id: number; is_online: boolean }[];
+    try {
+      rows = await writePositions(em, batch);
+    } catch (error) {
+      // Kept for the next flush (unless a newer position of the driver is pending anyway).
+      for (const { driver } of batch) this.pending.add(driver);
+      throw error;
+    }
+    const online = new Map(rows.map((r) => [r.id, r.is_online]));
+    const written: WrittenPosition[] = [];
+    for (const { driver, driverId, latitude, longitude, at } of batch) {
+      const isOnline = online.get(driverId);
+      if (isOnline === undefined) {
+        // Gone, or a later position was written through another instance: read again when heard from.
+        if (!this.pending.has(driver)) this.forget(driver);
+        continue;
+      }
+      driver.isOnline = isOnline;
+      written.push({ driverId, isOnline, latitude, longitude, at });
+    }
+    if (written.length > 0) await this.options.afterFlush(em, written);
+  }
+
+  /** Writes what is pending, then forgets every driver and the area (tests empty the tables between them). */
+  async clear(): Promise<void> {
+    await this.flush();
+    this.byUser.clear();
+    this.byDriver.clear();
+    this.userOf = new WeakMap();
+    this.area = undefined;
+  }
+
+  private remember(userId: number, state: DriverState): DriverState {
+    this.byUser.set(userId, state);
+    this.byDriver.set(state.id, state);
+    this.userOf.set(state, userId);
+    return state;
+  }
+
+  private forget(state: DriverState): void {
+    const userId = this.userOf.get(state);
+    if (userId !== undefined && this.byUser.get(userId) === state) this.byUser.delete(userId);
+    if (this.byDriver.get(state.id) === state) this.byDriver.delete(state.id);
+  }
+
+  private forgetIdle(): void {
+    const before = Date.now() - FORGET_AFTER_MS;
+    for (const state of this.byUser.values()) {
+      if (!this.pending.has(state) && (state.locationUpdatedAt?.getTime() ?? 0) < before) this.forget(state);
+    }
+  }
+
+  /** Within MAX_DELIVERY_RADIUS_KM of the active stores' box (anywhere while there is no store). */
+  private async inArea(em: EntityManager, p: { latitude: number; longitude: number }): Promise<boolean> {
+    const age = () => (this.area ? Date.now() - this.area.readAt : Infinity);
+    if (!this.area) await this.readArea(em);
+    else if (age() > AREA_REFRESH_MS) this.readArea(this.em.fork()).catch(() => undefined); // in the background; a failure retries next time
+    if (within(this.area!.box, p)) return true;
+    if (age() > AREA_RECHECK_MS) await this.readArea(em);
+    return within(this.area!.box, p);
+  }
+
+  /** One read at a time; every caller waits for the one in progress. */
+  private readArea(em: EntityManager): Promise<void> {
+    this.areaReading ??= activeStoresBox(em)
+      .then((box) => void (this.area = { box, readAt: Date.now() }))
+      .finally(() => (this.areaReading = undefined));
+    return this.areaReading;
+  }
+}
+
+function refuse(message: string): never {
+  throw refused(message);
+}
+
+function within(box: Box | null, p: { latitude: number; longitude: number }): boolean {
+  if (!box) return true;
+  const marginLat = MAX_DELIVERY_RADIUS_KM / 111.2;
+  const widest = Math.max(Math.abs(box.minLat), Math.abs(box.maxLat)) + marginLat;
+  const marginLng = MAX_DELIVERY_RADIUS_KM / (111.2 * Math.max(0.01, Math.cos((Math.min(89, widest) * Math.PI) / 180)));
+  return (
+    p.latitude >= box.minLat - marginLat &&
+    p.latitude <= box.maxLat + marginLat &&
+    p.longitude >= box.minLng - marginLng &&
+    p.longitude <= box.maxLng + marginLng
+  );
+}

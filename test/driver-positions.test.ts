@@ -1,0 +1,119 @@
+/**
+ * Drivers' positions (issue 26; docs/decisions.md "Driver positions"): kept in memory, written
+ * in batches, sent to the followers of the order being carried; bounded claims (422).
+ */
+import { Client } from 'graphql-ws';
+import { northOf } from './helpers/factories';
+import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
+import { registerCustomer } from './helpers/auth';
+import { startTestServer } from './helpers/server';
+import { subscribe, until, wsClient } from './helpers/ws';
+import { roundCoordinate } from '../src/common/coordinate-field';
+
+const t = useOrderWorld();
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+});
+
+type Update = { seq: number; type: string; latitude: number | null; longitude: number | null };
+const ORDER_UPDATES = `subscription($orderId: Int!) { orderUpdates(orderId: $orderId) { seq type latitude longitude } }`;
+
+const near = () => northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5);
+const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
+const locate = (token: string, p: { lat: number; lng: number }, server = t.server) =>
+  server.http.post('/api/v1/driver/location', { latitude: p.lat, longitude: p.lng }, { token });
+const follow = (orderId: number) => {
+  const c = wsClient(t.server.wsUrl, t.w.customer.token);
+  clients.push(c);
+  return subscribe<Update>(c, ORDER_UPDATES, { orderId });
+};
+/** An order accepted and given to `driver`, and its customer following it (the replay and the driver's position received). */
+async function carried(driver: { driverId: number }) {
+  const id: number = (await placeOrder(t.server, t.w)).body.data.order_id;
+  await t.server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
+  expect((await sql('select driver_id from orders where id = ?', [id]))[0].driver_id).toBe(driver.driverId);
+  const sub = follow(id);
+  await sub.waitFor(4);
+  return { id, sub };
+}
+
+describe('POST /api/v1/driver/location', () => {
+  it("answers the driver at once; the order's follower sees the position within 1 s, the driver's row within 2 s", async () => {
+    const driver = await onlineDriver(t.server, near());
+    const { sub } = await carried(driver);
+    const to = northOf(near(), 0.1);
+    const sent = Date.now();
+    const res = await locate(driver.token, to);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: { id: driver.driverId, is_online: true, latitude: roundCoordinate(to.lat), longitude: roundCoordinate(to.lng) },
+    });
+    const [position] = (await sub.waitFor(5, 1000)).slice(4);
+    expect(Date.now() - sent).toBeLessThan(1000);
+    expect(position).toEqual({ seq: 3, type: 'driver_location', latitude: roundCoordinate(to.lat), longitude: roundCoordinate(to.lng) });
+    await until(
+      async () => (await sql('select latitude from drivers where id = ?', [driver.driverId]))[0].latitude === to.lat,
+      "the driver's row",
+      2000 - (Date.now() - sent),
+    );
+  });
+
+  it('refuses with 422 a position far outside the area served, or farther than a car could drive since the last one', async () => {
+    const driver = await onlineDriver(t.server, near());
+    const outside = await locate(driver.token, { lat: near().lat, lng: near().lng + 5 }); // ~460 km east
+    expect(outside.status).toBe(422);
+    expect(outside.body.errors.latitude[0]).toMatch(/outside the area/);
+    const jump = await locate(driver.token, northOf(near(), 5)); // 5 km a moment after the last position
+    expect(jump.status).toBe(422);
+    expect(jump.body.errors.latitude[0]).toMatch(/farther from the last one than a car could drive/);
+    // The refused claims changed nothing; a couple of hundred metres is a phone's fix moving, not a claim to refuse.
+    expect((await locate(driver.token, northOf(near(), 0.2))).status).toBe(200);
+    // Not a driver: 403, whatever the position.
+    const customer = await registerCustomer(t.server);
+    expect((await locate(customer.token, near())).status).toBe(403);
+  });
+
+  it("goes to the orders the driver carries only: another driver's positions never reach its follower", async () => {
+    const driver = await onlineDriver(t.server, near());
+    const { id, sub } = await carried(driver);
+    const other = await onlineDriver(t.server, northOf(near(), 1)); // free: their own row only
+    await locate(other.token, northOf(near(), 1.1));
+    await until(
+      async () => (await sql('select latitude from drivers where id = ?', [other.driverId]))[0].latitude === northOf(near(), 1.1).lat,
+      "the other driver's row",
+    );
+    await locate(driver.token, northOf(near(), 0.05));
+    const events = await sub.waitFor(5);
+    expect(events.slice(4)).toEqual([expect.objectContaining({ latitude: roundCoordinate(northOf(near(), 0.05).lat) })]);
+    expect(await sql(`select count(*)::int as n from order_events where order_id = ? and type = 'driver_location'`, [id])).toEqual([
+      { n: 0 },
+    ]);
+  });
+
+  it('writes the positions still in memory when the instance shuts down', async () => {
+    // A flush interval longer than the test: only the shutdown writes the position.
+    const instance = await startTestServer({ POSITION_FLUSH_MS: '1000' }, t.server.db);
+    const driver = await onlineDriver(instance, near());
+    const to = northOf(near(), 0.1);
+    expect((await locate(driver.token, to, instance)).status).toBe(200);
+    await instance.close();
+    expect((await sql('select latitude from drivers where id = ?', [driver.driverId]))[0].latitude).toBe(to.lat);
+  });
+
+  it('an order waiting for a driver goes to a free driver whose position comes near', async () => {
+    const id: number = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await t.server.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
+    const driver = await onlineDriver(t.server, northOf(near(), 40)); // far beyond the 15 km of dispatch
+    expect((await sql('select driver_id from orders where id = ?', [id]))[0].driver_id).toBeNull();
+    // An hour later (this instance has forgotten the driver; their row says when they last reported), they report from near the store.
+    await t.server.app.services.positions.clear();
+    await sql(`update drivers set location_updated_at = now() - interval '1 hour' where id = ?`, [driver.driverId]);
+    expect((await locate(driver.token, near())).status).toBe(200);
+    await until(
+      async () => (await sql('select driver_id from orders where id = ?', [id]))[0].driver_id === driver.driverId,
+      'the assignment',
+    );
+  });
+});
