@@ -116,4 +116,48 @@ describe('POST /api/v1/driver/location', () => {
       'the assignment',
     );
   });
+
+  it("with Redis unreachable, positions still reach the follower, from the driver's row or memory, within the catch-up (2 s)", async () => {
+    const lonely = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1' }, t.server.db);
+    try {
+      const driver = await onlineDriver(lonely, near());
+      const id: number = (await placeOrder(lonely, t.w)).body.data.order_id;
+      await lonely.http.post(`/api/v1/store/orders/${id}/accept`, undefined, { token: t.w.owner.token });
+      const c = wsClient(lonely.wsUrl, t.w.customer.token);
+      clients.push(c);
+      const sub = subscribe<Update>(c, ORDER_UPDATES, { orderId: id });
+      await sub.waitFor(4); // the replay and the driver's position
+      const to = northOf(near(), 0.1);
+      const sent = Date.now();
+      expect((await locate(driver.token, to, lonely)).status).toBe(200);
+      const [position] = (await sub.waitFor(5, 4000)).slice(4);
+      expect(position).toEqual({ seq: 3, type: 'driver_location', latitude: roundCoordinate(to.lat), longitude: roundCoordinate(to.lng) });
+      expect(Date.now() - sent).toBeLessThan(3000);
+    } finally {
+      await Promise.all(clients.splice(0).map((c) => c.dispose()));
+      await lonely.close();
+    }
+  });
+
+  it('the GraphQL twin answers and refuses the same way', async () => {
+    const driver = await onlineDriver(t.server, near());
+    const report = (p: { lat: number; lng: number }) =>
+      t.server.http.graphql(
+        `mutation($p: PositionInput!) { reportDriverLocation(position: $p) { id isOnline latitude longitude } }`,
+        { p: { latitude: p.lat, longitude: p.lng } },
+        { token: driver.token },
+      );
+    const to = northOf(near(), 0.1);
+    expect((await report(to)).body.data.reportDriverLocation).toEqual({
+      id: driver.driverId,
+      isOnline: true,
+      latitude: roundCoordinate(to.lat),
+      longitude: roundCoordinate(to.lng),
+    });
+    const refused = await report(northOf(near(), 8));
+    expect(refused.body.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION',
+      fields: { latitude: [expect.stringMatching(/car could drive/)] },
+    });
+  });
 });

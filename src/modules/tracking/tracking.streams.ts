@@ -63,7 +63,16 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
     let last = afterSeq;
     let latest: OrderEventMessage | undefined;
     let catchUp: ReturnType<typeof catchUpIn> | undefined;
-    const bus = {};
+    const bus: { downAt?: number } = {};
+    /** The driver's position, unless it is not newer than the last one sent. */
+    let positionAt = 0;
+    const newPosition = async () => {
+      const now = latest ?? { status: order.status, driverId: order.driver?.id ?? null };
+      const position = await currentPosition(ctx, order.id, order.store.id, now, last);
+      if (!position || Date.parse(position.at) <= positionAt) return null;
+      positionAt = Date.parse(position.at);
+      return position;
+    };
     const fromDatabase = async function* (before = Infinity) {
       for (const event of await eventsAfter(ctx, order, last)) {
         if (event.seq >= before) return;
@@ -81,13 +90,7 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
       // can come (no event follows a final status), so the stream ends instead of idling.
       if (FINAL_STATUSES.includes(order.status)) return;
       // Positions are not replayed: the driver's latest one comes once, after the replay.
-      const position = await currentPosition(
-        ctx,
-        order.id,
-        order.store.id,
-        latest ?? { status: order.status, driverId: order.driver?.id ?? null },
-        last,
-      );
+      const position = await newPosition();
       if (position) yield position;
       catchUp = catchUpIn(CATCH_UP_AFTER_MS);
       for (;;) {
@@ -96,6 +99,11 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
           for await (const event of fromDatabase()) {
             yield event;
             if (isFinal(event)) return;
+          }
+          // While the bus is down positions reach no one through it: the latest comes from the driver's row.
+          if (!ctx.services.busHealthy() || (bus.downAt !== undefined && Date.now() - bus.downAt < CATCH_UP_AFTER_OUTAGE_MS)) {
+            const moved = await newPosition();
+            if (moved) yield moved;
           }
           catchUp = nextCatchUp(ctx, bus);
           continue;
@@ -106,13 +114,17 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
         if (event.live) {
           // A position comes after the stored events up to its seq, and is dropped when a later one was sent.
           if (event.seq > last) yield* fromDatabase(event.seq + 1);
-          if (event.seq === last) yield event;
+          if (event.seq === last && Date.parse(event.at) > positionAt) {
+            positionAt = Date.parse(event.at);
+            yield event;
+          }
           continue;
         }
         if (event.seq <= last) continue; // already sent (replayed or caught up)
         if (event.seq > last + 1) yield* fromDatabase(event.seq); // a gap: read what was missed
         yield event;
         last = event.seq;
+        latest = event;
         if (isFinal(event)) return;
       }
     } finally {
