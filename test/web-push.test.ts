@@ -5,7 +5,12 @@
  * the push service says is gone is removed; endpoints that would make the service a request
  * forger are refused.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig } from '../src/config';
+import { createLogger } from '../src/common/logger';
+import { vapidKeys } from '../src/modules/notifications/vapid-keys';
 import { isPublicAddress, publicOnlyLookup } from '../src/common/public-address';
 import { registerCustomer } from './helpers/auth';
 import { eventually, useNotifyWorld } from './helpers/notifications';
@@ -48,13 +53,21 @@ describe('subscriptions', () => {
     expect(moved.body.data.saveWebPushSubscription.subscription.id).toBe(saved.body.data.id);
     expect(await sql(`select user_id from web_push_subscriptions`)).toEqual([{ user_id: t.w.customer.user.id }]);
 
-    const path = `/api/v1/customer/web-push/subscriptions?endpoint=${encodeURIComponent(browser.endpoint)}`;
-    expect((await t.server.http.delete(path, { token: t.w.owner.token })).status).toBe(404); // not the owner's any more
-    const removed = await t.server.http.delete(path, { token: t.w.customer.token });
+    const forget = `/api/v1/customer/web-push/subscriptions?endpoint=${encodeURIComponent(browser.endpoint)}`;
+    expect((await t.server.http.delete(forget, { token: t.w.owner.token })).status).toBe(404); // not the owner's any more
+    const removed = await t.server.http.delete(forget, { token: t.w.customer.token });
     expect(removed.status).toBe(200);
     expect(removed.body.message).toBe('Web Push subscription removed.');
     expect(await sql(`select id from web_push_subscriptions`)).toEqual([]);
     expect((await save('', browser)).status).toBe(401);
+  });
+
+  it('the paths are in /openapi.json, under the store and the customer', async () => {
+    const { paths } = (await (await fetch(`${t.server.url}/openapi.json`)).json()) as { paths: Record<string, object> };
+    for (const role of ['store', 'customer']) {
+      expect(Object.keys(paths[`/api/v1/${role}/web-push/subscriptions`]).sort()).toEqual(['delete', 'post']);
+      expect(Object.keys(paths[`/api/v1/${role}/web-push/public-key`])).toEqual(['get']);
+    }
   });
 
   it("the dashboard's service worker is served at one URL, never cached, under the pages' CSP", async () => {
@@ -228,5 +241,30 @@ describe('refusals: the service must not become a request forger', () => {
     expect(() => loadConfig({ ...base, WEB_PUSH_ALLOWED_ORIGINS: 'http://127.0.0.1:9999' })).toThrow(/WEB_PUSH_ALLOWED_ORIGINS/);
     expect(() => loadConfig({ ...base, WEB_PUSH_VAPID_PUBLIC_KEY: t.server.app.services.webPush!.publicKey })).toThrow(/go together/);
     expect(loadConfig(base).notifications.webPush.keys).toBeUndefined(); // Web Push off, not a failure
+  });
+});
+
+describe('VAPID keys without configuration', () => {
+  it('development generates a pair once and keeps it in DATA_DIR (private to the owner); production has none', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vapid-'));
+    try {
+      const logger = createLogger('silent');
+      const development = loadConfig({ DATA_DIR: dir });
+      const first = vapidKeys(development, logger)!;
+      expect(Buffer.from(first.publicKey, 'base64url')).toHaveLength(65);
+      expect(vapidKeys(development, logger)).toEqual(first); // kept: the browsers' subscriptions stay valid across restarts
+      expect(fs.statSync(path.join(dir, 'web-push-vapid.json')).mode & 0o777).toBe(0o600);
+      const production = loadConfig({
+        NODE_ENV: 'production',
+        DATA_DIR: dir,
+        JWT_SECRET: 'a-production-secret-that-is-long-enough-0123456789',
+        DATABASE_URL: 'postgresql://app:secret@db.internal:5432/delivery',
+        WHATSAPP_PHONE_NUMBER_ID: '1',
+        WHATSAPP_ACCESS_TOKEN: 'token',
+      });
+      expect(vapidKeys(production, logger)).toBeNull();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
