@@ -104,10 +104,17 @@ import { placeOrder } from './helpers/orders';
       expect(t.webPush.problems).toEqual([]);
       expect(t.webPush.to(subscription.endpoint)[0].vapid.publicKey).toBe(t.server.app.services.webPush!.publicKey);
 
-      // Back on the dashboard the toggle is on; signing out unsubscribes and the service forgets the browser.
+      // Back on the dashboard the toggle is on, and the order's card shows what was sent for it.
       const again = await context.newPage();
       await again.goto(`${t.server.url}/dashboard`);
       await again.getByRole('button', { name: 'Notifications: on' }).waitFor();
+      const card = again.locator(`article.order[data-order-id="${id}"]`);
+      await card.getByText('Notifications sent').click();
+      await card.locator('.sent li[data-kind="new_order"][data-channel="web_push"][data-status="sent"]').waitFor();
+      expect(await card.locator('.sent li[data-kind="new_order"][data-channel="web_push"]').textContent()).toMatch(
+        /^new order → owner, browser: sent \d/,
+      );
+      // Signing out unsubscribes and the service forgets the browser.
       await again.getByRole('button', { name: 'Sign out' }).click();
       await again.getByLabel('Phone number').waitFor();
       expect(await t.server.db.orm.em.fork().execute(`select id from web_push_subscriptions`)).toEqual([]);

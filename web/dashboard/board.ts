@@ -27,6 +27,18 @@ const ACTIONS: Record<string, { mutation: string; label: string }> = {
   preparing: { mutation: `mutation($id: Int!) { startPreparingOrder(id: $id) { message } }`, label: 'Start preparing' },
   ready: { mutation: `mutation($id: Int!) { markOrderReady(id: $id) { message } }`, label: 'Ready for pickup' },
 };
+/** The owner's "sent" log of one order: which notifications went out, on which channel, and what became of them. */
+const SENT = `query($id: Int!) { orderNotifications(orderId: $id) { kind recipient channel status error sentAt } }`;
+interface Sent {
+  kind: string;
+  recipient: string;
+  channel: string;
+  status: string;
+  error: string | null;
+  sentAt: string | null;
+}
+const CHANNELS: Record<string, string> = { push: 'app push', whatsapp: 'WhatsApp', web_push: 'browser' };
+
 const REJECT = `mutation($id: Int!, $reason: String!, $note: String) { rejectOrder(id: $id, input: { rejectionReason: $reason, rejectionNote: $note }) { message } }`;
 
 const COLUMNS: { title: string; statuses: string[] }[] = [
@@ -43,6 +55,8 @@ export function boardView(root: Element): () => void {
   /** Per order: the error of its last refused step, shown on its card until the next try. */
   const errors = new Map<number, string>();
   const fresh = new Set<number>();
+  /** Per order whose "sent" log is open: its entries, read when opened and again on each reload. */
+  const sentLogs = new Map<number, Sent[] | string | null>();
   /** The order whose rejection form is open, kept across redraws (an update may arrive meanwhile). */
   let rejecting: { id: number; reason: string; note: string } | undefined;
   const status = h('span', { class: 'live', 'data-state': 'connecting' }, 'Connecting…');
@@ -102,7 +116,54 @@ export function boardView(root: Element): () => void {
       order.rejectionReason && h('p', { class: 'reason' }, `Reason: ${order.rejectionReason}`),
       error && h('p', { class: 'error', role: 'alert' }, error),
       actions,
+      sentLog(order.id),
     );
+  };
+
+  /** The card's "Notifications sent" disclosure; its entries are read when it is opened. */
+  const sentLog = (id: number) => {
+    const entries = sentLogs.get(id);
+    const open = sentLogs.has(id);
+    const details = h(
+      'details',
+      { class: 'sent', open },
+      h('summary', {}, 'Notifications sent'),
+      entries === null || entries === undefined
+        ? h('p', { class: 'hint' }, 'Loading…')
+        : typeof entries === 'string'
+          ? h('p', { class: 'error', role: 'alert' }, entries)
+          : entries.length === 0
+            ? h('p', { class: 'hint' }, 'None yet.')
+            : h(
+                'ul',
+                {},
+                ...entries.map((n) =>
+                  h(
+                    'li',
+                    { 'data-kind': n.kind, 'data-channel': n.channel, 'data-status': n.status },
+                    `${n.kind.replace(/_/g, ' ')} → ${n.recipient}, ${CHANNELS[n.channel] ?? n.channel}: ${n.status}`,
+                    n.sentAt ? ` ${time(n.sentAt)}` : '',
+                    n.error ? ` (${n.error})` : '',
+                  ),
+                ),
+              ),
+    );
+    details.addEventListener('toggle', () => {
+      if (details.open && !sentLogs.has(id)) void readSent(id);
+      else if (!details.open) sentLogs.delete(id);
+    });
+    return details;
+  };
+
+  const readSent = async (id: number) => {
+    if (!sentLogs.has(id)) sentLogs.set(id, null);
+    try {
+      const entries = (await gql<{ orderNotifications: Sent[] }>(SENT, { id })).orderNotifications;
+      if (sentLogs.has(id)) sentLogs.set(id, entries);
+    } catch (e) {
+      if (sentLogs.has(id)) sentLogs.set(id, e instanceof ApiError ? e.describe() : String(e));
+    }
+    draw();
   };
 
   const rejectForm = (state: { id: number; reason: string; note: string }) => {
@@ -162,6 +223,8 @@ export function boardView(root: Element): () => void {
       try {
         orders = (await gql<{ storeOrders: BoardOrder[] }>(ORDERS)).storeOrders;
         failure.hidden = true;
+        // Open logs follow the order: its notifications are sent after the event that moved it.
+        for (const id of sentLogs.keys()) void readSent(id);
       } catch (e) {
         failure.textContent = e instanceof ApiError ? e.describe() : String(e);
         failure.hidden = false;
