@@ -31,8 +31,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Client } from 'pg';
-import { MikroORM } from '@mikro-orm/core';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { serverDatabase } from '../src/db/admin';
 import { openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
@@ -95,26 +94,10 @@ interface Result {
   load: [number, number];
 }
 
-async function serverDatabase(stores: number): Promise<string> {
+async function cityDatabase(stores: number): Promise<string> {
   const server = process.env.DATABASE_URL;
   if (!server) throw new Error('npm run bench needs DATABASE_URL (a PostgreSQL server; the bench creates its own database on it)');
-  const url = new URL(server);
-  const name = `${url.pathname.slice(1) || 'postgres'}_bench_${stores}`;
-  const admin = await MikroORM.init<PostgreSqlDriver>({
-    driver: PostgreSqlDriver,
-    clientUrl: server,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-    allowGlobalContext: true,
-  });
-  try {
-    const exists = await admin.em.execute(`select 1 from pg_database where datname = ?`, [name]);
-    if (exists.length === 0) await admin.em.execute(`create database "${name}"`);
-  } finally {
-    await admin.close(true);
-  }
-  url.pathname = `/${name}`;
-  return url.toString();
+  return serverDatabase(server, `bench_${stores}`, 'keep');
 }
 
 /** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
@@ -437,7 +420,7 @@ async function main() {
   let failed = false;
   const bySize = new Map<number, Result[]>();
   for (const stores of sizes) {
-    const databaseUrl = await serverDatabase(stores);
+    const databaseUrl = await cityDatabase(stores);
     const city = await prepareCity(databaseUrl, stores);
     const positions = !words || words.some((w) => 'positions'.startsWith(w));
     const drivers = positions ? await prepareDrivers(databaseUrl, BENCH_DRIVERS) : [];

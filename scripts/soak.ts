@@ -16,8 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { MikroORM } from '@mikro-orm/core';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { serverDatabase } from '../src/db/admin';
 
 const ROOT = path.resolve(__dirname, '..');
 const CENTRE = { lat: 33.5731, lng: -7.5898 };
@@ -47,26 +46,6 @@ const p99 = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
 };
-
-async function freshDatabase(serverUrl: string): Promise<string> {
-  const url = new URL(serverUrl);
-  const name = `${url.pathname.slice(1) || 'postgres'}_soak`;
-  const admin = await MikroORM.init<PostgreSqlDriver>({
-    driver: PostgreSqlDriver,
-    clientUrl: serverUrl,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-    allowGlobalContext: true,
-  });
-  try {
-    await admin.em.execute(`drop database if exists "${name}" with (force)`);
-    await admin.em.execute(`create database "${name}"`);
-  } finally {
-    await admin.close(true);
-  }
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 async function startService(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
@@ -261,7 +240,7 @@ async function main() {
   }
   if (values.database !== 'embedded') {
     if (!process.env.DATABASE_URL) console.log('DATABASE_URL is not set: the PostgreSQL run is skipped.');
-    else runs.push(['PostgreSQL', async () => ({ DATABASE_URL: await freshDatabase(process.env.DATABASE_URL!) })]);
+    else runs.push(['PostgreSQL', async () => ({ DATABASE_URL: await serverDatabase(process.env.DATABASE_URL!, 'soak', 'fresh') })]);
   }
   let ok = true;
   for (const [label, env] of runs) {

@@ -3,26 +3,14 @@
  * server when one is set, else an in-memory embedded database. The real migrations run.
  */
 import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/core';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { onServer as onServerWith } from '../../src/db/admin';
 import { Database, openDatabase, SessionLimits } from '../../src/db/orm';
 
 let opened = 0;
 
 /** Runs one statement on the server's maintenance connection (create / drop database). */
 export async function onServer(serverUrl: string, sql: string): Promise<void> {
-  const admin = await MikroORM.init<PostgreSqlDriver>({
-    driver: PostgreSqlDriver,
-    clientUrl: serverUrl,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-    allowGlobalContext: true,
-  });
-  try {
-    await admin.em.execute(sql);
-  } finally {
-    await admin.close(true);
-  }
+  await onServerWith(serverUrl, (em) => em.execute(sql));
 }
 
 /**
