@@ -115,7 +115,9 @@ const watched: { name: string; problems: string[] }[] = [];
     // Positions on the way to the customer (1 km north), with few decimals: the API may round.
     const at = (dLat: number, dLng: number) => ({ lat: Number((store.lat + dLat).toFixed(5)), lng: Number((store.lng + dLng).toFixed(5)) });
     const first = at(0.0035, 0.0018);
-    await server.http.post('/api/v1/driver/location', { latitude: first.lat, longitude: first.lng }, { token: driver.token });
+    expect(
+      (await server.http.post('/api/v1/driver/location', { latitude: first.lat, longitude: first.lng }, { token: driver.token })).status,
+    ).toBe(200);
     await customer.locator(`.map [data-role="driver"][data-lat="${first.lat}"]`).waitFor();
     const before = await driverMarker.getAttribute('transform');
 
@@ -125,7 +127,9 @@ const watched: { name: string; problems: string[] }[] = [];
     await customer.locator('.live[data-state="reconnecting"]').waitFor();
     await owner.locator(`article.order[data-order-id="${id}"]`).getByRole('button', { name: 'Start preparing' }).click();
     const second = at(0.0066, 0.0011);
-    await server.http.post('/api/v1/driver/location', { latitude: second.lat, longitude: second.lng }, { token: driver.token });
+    expect(
+      (await server.http.post('/api/v1/driver/location', { latitude: second.lat, longitude: second.lng }, { token: driver.token })).status,
+    ).toBe(200);
 
     // It resumes after the last seq it saw: the missed events arrive, each once.
     await customer.locator('.live[data-state="live"]').waitFor({ timeout: 5000 });

@@ -20,7 +20,7 @@ import { driverOfUser, DriverRow, Position, writePositions } from './driver.serv
 /** Faster than any car in a city, with room for a motorway stretch. */
 export const MAX_SPEED_KMH = 200;
 /** What a phone's fix may jump without moving (and the first fix after a long pause). */
-export const GPS_SLACK_M = 300;
+export const GPS_SLACK_M = 500;
 /** The area's box is read again after this long (stores open and close rarely). */
 const AREA_REFRESH_MS = 60_000;
 /** A position outside the box is refused only after a look at a box at most this old. */

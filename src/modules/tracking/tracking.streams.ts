@@ -112,11 +112,12 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
         pending = live.next();
         const event = next.value;
         if (event.live) {
-          // A position comes after the stored events up to its seq, and is dropped when a later one was sent.
+          // A position comes after the stored events up to its seq; one read before a later event
+          // committed still is the driver's latest: it is sent after that event, with its seq and status.
           if (event.seq > last) yield* fromDatabase(event.seq + 1);
-          if (event.seq === last && Date.parse(event.at) > positionAt) {
+          if (Date.parse(event.at) > positionAt) {
             positionAt = Date.parse(event.at);
-            yield event;
+            yield event.seq === last ? event : { ...event, seq: last, status: latest?.status ?? event.status };
           }
           continue;
         }
