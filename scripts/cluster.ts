@@ -341,6 +341,7 @@ class Follower {
   readonly seqs: number[] = [];
   expected?: number[];
   reconnects = 0;
+  positions = 0;
   private stopped = false;
   private check = () => undefined as void;
   done: Promise<void>;
@@ -386,7 +387,10 @@ class Follower {
           { query: ORDER_UPDATES, variables: { orderId: this.orderId, afterSeq: last } },
           {
             next: (value) => {
-              if (value.data) this.seqs.push(value.data.orderUpdates.seq);
+              // A driver's position is live only: it carries the last stored event's seq and the
+              // latest one is sent again on subscribe, so it is counted apart from the events.
+              if (value.data?.orderUpdates.type === 'driver_location') this.positions += 1;
+              else if (value.data) this.seqs.push(value.data.orderUpdates.seq);
               if (this.finished) end();
             },
             error: (error) => {
@@ -707,7 +711,9 @@ async function main() {
     // Positions: the drivers (online since check 2) report every second.
     const drivers = driverTokens.map(async (token, d) => {
       for (let k = 0; running; k++) {
-        const at = { latitude: shop.lat + ((k % 20) + d) * 0.0005, longitude: shop.lng };
+        // Back and forth ~11 m a second: a plausible drive (the service refuses jumps over 200 km/h).
+        const step = k % 40 < 20 ? k % 40 : 40 - (k % 40);
+        const at = { latitude: shop.lat + step * 0.0001 + d * 0.0005, longitude: shop.lng };
         const answer = await callRetrying(stats, lb, 'POST', '/api/v1/driver/location', at, token);
         stats.requests += answer.attempts;
         if (answer.status < 300) stats.positions += 1;
@@ -736,6 +742,7 @@ async function main() {
       disordered += f.seqs.filter((seq, i) => i > 0 && seq < f.seqs[i - 1]).length;
     }
     const reconnects = followers.reduce((n, f) => n + f.reconnects, 0);
+    const positionsSeen = followers.reduce((n, f) => n + f.positions, 0);
     const events = followers.reduce((n, f) => n + (f.expected?.length ?? 0), 0);
     const why = [...errors].map(([kind, n]) => `${n}× ${kind}`).join(', ') || 'none';
     report(
@@ -750,7 +757,7 @@ async function main() {
         `${stats.checkouts} checkouts (${stats.failedCheckouts} failed, ${stats.replayedDifferent} replays answered another order), ` +
         `${stats.storeSteps} store steps, ${stats.positions} positions, ${stats.requests} requests, ${stats.retried} retried (5xx or connection lost), ` +
         `${stats.failed} never succeeded; ${followers.length} followers, ${events} events, ${lost} lost, ${duplicated} duplicated, ${disordered} out of order, ` +
-        `${reconnects} resumes with afterSeq (why: ${why})`,
+        `${positionsSeen} live positions, ${reconnects} resumes with afterSeq (why: ${why})`,
     );
   };
 
