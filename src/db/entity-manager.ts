@@ -1,31 +1,11 @@
 /**
- * The application's EntityManager (MikroORM's `entityManager` option: every fork is one).
- * It changes one thing underneath `em.execute(sql, params)`, the raw statements of the hot
- * reads (`readViews` and each module's `*-query.ts`): outside a transaction, with query
- * logging off, the statement goes to a pooled connection through knex's client directly
- * instead of through a knex `Raw` builder and its runner (docs/decisions.md "Prepared statements, reads
- * without a fork, the lean execute": the builder, its runner, a query id and four events per statement
- * cost more CPU than the rest of the database call).
- *
- * What the caller sees is unchanged: the same text reaches PostgreSQL (MikroORM inlines the
- * parameters, knex numbers what is left), on a connection of the same pool (its session
- * limits, its acquire timeout and `KnexTimeoutError`), knex's own `client.query` sends it
- * (its SQL-prefixed error message, its events), and errors become MikroORM's exceptions as
- * before. A transaction's statements, QueryBuilders and logged statements take MikroORM's
- * path as they always did.
+ * The application's EntityManager (MikroORM's `entityManager` option: every fork is one): adds
+ * `executePrepared`, a raw read sent as a named prepared statement through knex's public
+ * `raw(...).options({ name })` on MikroORM's pool, its errors converted as MikroORM converts them. (A lean path that drove knex's client by hand, skipping its runner,
+ * was dropped in issue 25: it reached into knex's undocumented client.)
  */
-import type { AnyEntity, Configuration, EntityData, LoggingOptions } from '@mikro-orm/core';
-import { EntityManager, Knex, PostgreSqlConnection, PostgreSqlDriver, QueryResult } from '@mikro-orm/postgresql';
-
-/** The parts of knex's client the lean path uses (typed `any` by knex). */
-interface KnexClient {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<void>;
-  query(
-    connection: unknown,
-    sql: string | { sql: string; bindings: unknown[]; options?: { name: string } },
-  ): Promise<{ response: unknown }>;
-}
+import type { AnyEntity, Configuration, EntityData } from '@mikro-orm/core';
+import { EntityManager, PostgreSqlDriver } from '@mikro-orm/postgresql';
 
 /** A value `executePrepared` binds: sent as text, typed by where its placeholder stands. */
 export type PreparedValue = string | number | boolean | null;
@@ -73,47 +53,18 @@ export function textsBuiltOnce(): (key: string, build: () => string) => string {
   };
 }
 
-type Result = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
-
 export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
-  override async execute<T extends Result = EntityData<AnyEntity>[]>(
-    queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
-    params: unknown[] = [],
-    method: 'all' | 'get' | 'run' = 'all',
-    loggerContext?: LoggingOptions,
-  ): Promise<T> {
-    const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
-    return this.send<T>(queryOrKnex, params, method, Boolean(trx), loggerContext);
-  }
-
-  private async send<T extends Result>(
-    queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
-    params: unknown[],
-    method: 'all' | 'get' | 'run',
-    inTransaction: boolean,
-    loggerContext?: LoggingOptions,
-  ): Promise<T> {
-    const config = this.config;
-    if (typeof queryOrKnex !== 'string' || inTransaction || config.getLogger().isEnabled('query', loggerContext)) {
-      return super.execute<T>(queryOrKnex, params, method, loggerContext);
-    }
-    return this.sendPooled<T>(method, () => {
-      const formatted = this.getPlatform().formatQuery(config.get('onQuery')(queryOrKnex, params), params);
-      return { query: formatted, shown: { sql: formatted, bindings: undefined } };
-    });
-  }
-
   /**
    * Rows of a read sent as a named prepared statement: PostgreSQL parses and analyses its text
    * once per connection (and, once its generic plan is chosen, plans it once), and each call
    * sends only the statement's name and its values instead of the whole text with the values
-   * inlined (docs/decisions.md "Prepared statements, reads without a fork, the lean execute"). For long
-   * statements on hot paths, whose text is the same on every call (every value a `?`).
-   * Each `?` becomes `$n`; its value is sent as text and typed by where it stands, so a `?` whose
-   * type PostgreSQL cannot infer needs a cast (`?::text`). Lists are refused: `execute` expands
-   * them into `in (...)`, a bound parameter would not. Inside a transaction or with query logging
-   * on, the statement takes `execute`'s path (values inlined) as every other statement does;
-   * where connections share one session (`unnamedStatementsOnly`) it is sent unnamed.
+   * inlined (docs/decisions.md "Prepared statements, the lean execute"). For long statements on
+   * hot paths, whose text is the same on every call (every value a `?`). Each `?` becomes `$n`;
+   * its value is sent as text and typed by where it stands, so a `?` whose type PostgreSQL cannot
+   * infer needs a cast (`?::text`). Lists are refused: `execute` expands them into `in (...)`, a
+   * bound parameter would not. Inside a transaction or with query logging on, the statement
+   * takes `execute`'s path (values inlined) as every other statement does; where connections
+   * share one session (`unnamedStatementsOnly`) it is sent unnamed.
    */
   async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[]): Promise<T[]> {
     for (const value of params) {
@@ -122,49 +73,20 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     }
     const config = this.config;
     if (this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query')) {
-      return super.execute<T[]>(sql, params);
+      return this.execute<T[]>(sql, params);
     }
-    return this.sendPooled<T[]>('all', () => {
-      const text = config.get('onQuery')(sql, params);
-      const name = sharedSessions.has(config) ? undefined : statementName(text);
-      return { query: { sql: text, bindings: params, ...(name && { options: { name } }) }, shown: { sql: text, bindings: params } };
-    });
-  }
-
-  /**
-   * The lean path of `execute` and `executePrepared`: one statement on a pooled connection
-   * through knex's client, its result as MikroORM shapes it and its errors as MikroORM's
-   * exceptions. `build` runs inside, so its errors are converted too; `shown` is what a pool
-   * timeout names (as knex's runner would: which statement waited).
-   */
-  private async sendPooled<T>(
-    method: 'all' | 'get' | 'run',
-    build: () => { query: Parameters<KnexClient['query']>[1]; shown: { sql: string; bindings: unknown } },
-  ): Promise<T> {
-    const driver = this.getDriver();
-    const connection = driver.getConnection() as PostgreSqlConnection & {
-      transformRawResult<R>(result: unknown, method: 'all' | 'get' | 'run'): R;
-    };
+    const text = config.get('onQuery')(sql, params);
+    const name = sharedSessions.has(config) ? undefined : statementName(text);
+    const raw = this.getKnex().raw(text, params);
     try {
-      await connection.ensureConnection();
-      const { query, shown } = build();
-      const client = connection.getKnex().client as KnexClient;
-      const pooled = await client.acquireConnection().catch((error: unknown) => {
-        if (error instanceof Error && error.name === 'KnexTimeoutError') Object.assign(error, shown);
-        throw error;
-      });
-      try {
-        const { response } = await client.query(pooled, query);
-        return connection.transformRawResult<T>(response, method);
-      } finally {
-        await client.releaseConnection(pooled);
-      }
+      // knex's own runner (the pool, its acquire timeout), values bound; errors as MikroORM's exceptions.
+      const result = (await (name ? raw.options({ name }) : raw)) as { rows: T[] };
+      return result.rows;
     } catch (error) {
-      throw driver.convertException(error as Error);
+      throw this.getDriver().convertException(error as Error);
     }
   }
 }
-
 /** `em.executePrepared` of the application's EntityManager (every fork is one). */
 export function executePrepared<T extends EntityData<AnyEntity>>(em: EntityManager, sql: string, params: PreparedValue[]): Promise<T[]> {
   if (!(em instanceof AppEntityManager)) throw new Error('executePrepared needs the application EntityManager (db/orm.ts)');
