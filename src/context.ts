@@ -16,7 +16,7 @@ import { PaymentProviders } from './common/payment-provider';
 import type { OrderPayments } from './common/order-payments';
 import { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
-import type { DriverPositions } from './modules/drivers/driver-positions';
+import type { DriverPositionsService } from './common/driver-positions';
 
 /** Who is calling, as proven by a valid, unrevoked token. */
 export interface Viewer {
@@ -47,7 +47,7 @@ export interface Services {
   /** "Now" for rules computed in Node (opening hours); fixed in tests. */
   clock: Clock;
   /** Drivers' latest positions, kept in memory and written in batches (modules/drivers/driver-positions.ts). */
-  positions: DriverPositions;
+  positions: DriverPositionsService;
   /** A token this instance revoked: refused here from now on (other instances hear it through tokenEvents). */
   tokenRevoked(jti: string): void;
   /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */

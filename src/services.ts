@@ -11,7 +11,7 @@ import { createPaymentProviders } from './modules/payments/providers';
 import { vapidKeys } from './modules/notifications/vapid-keys';
 import type { AppPubSub, TokenEvents } from './pubsub';
 import type { RateLimits } from './rate-limits';
-import type { DriverPositions } from './modules/drivers/driver-positions';
+import type { DriverPositionsService } from './common/driver-positions';
 
 export type { Services };
 
@@ -20,7 +20,7 @@ export function createServices(
   logger: Logger,
   bus: { pubSub: AppPubSub; tokenEvents: TokenEvents; healthy(): boolean },
   rateLimits: RateLimits,
-  positions: DriverPositions,
+  positions: DriverPositionsService,
   sender?: MessageSender,
   clock: Clock = systemClock,
 ): Services {

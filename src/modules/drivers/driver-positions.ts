@@ -15,7 +15,10 @@ import { forbidden, validationFailed } from '../../common/errors';
 import { distanceMeters, MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { Logger } from '../../common/logger';
 import { activeStoresBox } from '../stores/store.service';
+import type { DriverPositionsService, DriverState } from '../../common/driver-positions';
 import { driverOfUser, DriverRow, Position, writePositions } from './driver.service';
+
+export type { DriverState };
 
 /** Faster than any car in a city, with room for a motorway stretch. */
 export const MAX_SPEED_KMH = 200;
@@ -27,16 +30,6 @@ const AREA_REFRESH_MS = 60_000;
 const AREA_RECHECK_MS = 5_000;
 /** Drivers not heard from for this long are forgotten (memory holds the drivers at work). */
 const FORGET_AFTER_MS = 15 * 60_000;
-
-/** What the service knows of a driver: the `Driver` fields answered. */
-export interface DriverState {
-  id: number;
-  isOnline: boolean;
-  latitude: number | null;
-  longitude: number | null;
-  locationUpdatedAt: Date | null;
-  createdAt: Date;
-}
 
 export interface WrittenPosition {
   driverId: number;
@@ -59,7 +52,7 @@ const stateOf = (row: DriverRow): DriverState => ({
 
 const refused = (message: string) => validationFailed({ latitude: [message], longitude: [message] });
 
-export class DriverPositions {
+export class DriverPositions implements DriverPositionsService {
   private readonly byUser = new Map<number, DriverState>();
   private readonly byDriver = new Map<number, DriverState>();
   private userOf = new WeakMap<DriverState, number>();

@@ -3,6 +3,7 @@
  * Only `drivers` rows are read and written here; what a driver does with orders is the orders
  * module's dispatch.
  */
+import type { Position } from '../../common/driver-positions';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden } from '../../common/errors';
 import { Context, viewerOf } from '../../context';
@@ -49,11 +50,7 @@ export async function storedPosition(em: EntityManager, driverId: number): Promi
   return { latitude: row.latitude, longitude: row.longitude, at: new Date(row.location_updated_at ?? Date.now()) };
 }
 
-export interface Position {
-  latitude: number;
-  longitude: number;
-  at: Date;
-}
+export type { Position };
 
 /**
  * The latest position of many drivers in one statement. A row already holding a later position
