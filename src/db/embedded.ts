@@ -4,13 +4,13 @@
  * the same @mikro-orm/postgresql driver as a real server.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { cube } from '@electric-sql/pglite/contrib/cube';
 import { earthdistance } from '@electric-sql/pglite/contrib/earthdistance';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { freeLoopbackPort } from './postgres-server';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -35,15 +35,4 @@ export async function startEmbeddedDatabase(dataDir?: string): Promise<EmbeddedD
       await db.close();
     },
   };
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
