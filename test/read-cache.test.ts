@@ -251,17 +251,19 @@ describe('identical reads in flight', () => {
     const details = `/api/v1/store/stores/${store.id}`;
     const lock = await holdLock(s, 'lock table stores in access exclusive mode');
     let answers: Promise<Awaited<ReturnType<typeof s.http.get>>>[] = [];
-    // Counted until the first answer: what the four computed while they were in flight together.
+    // Counted while the four are in flight together (the statement waits on the lock; then 300 ms for the rest to join).
     const first = await countStatements(s.db.orm, async () => {
       answers = Array.from({ length: 4 }, () => s.http.get(details));
-      return Promise.race(answers);
-    }).finally(() => lock.release());
-    const all = await Promise.all(answers);
+      await lock.blocked();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    const all = await Promise.all(answers).finally(() => lock.release());
     expect(all.map((r) => r.status)).toEqual([503, 503, 503, 503]);
-    expect(first.result.status).toBe(503);
     expect(first.count).toBe(1);
+    // Nothing of the failure was kept: the next read computes (its statements; "open now" may need its loader's).
     const next = await statements(s, details);
-    expect([next.res.status, next.count]).toEqual([200, 1]);
+    expect(next.res.status).toBe(200);
+    expect(next.count).toBeGreaterThan(0);
   });
 });
 
