@@ -2,12 +2,12 @@
  * Order events: appended in the caller's transaction with the next per-order sequence number
  * (allocated by an UPDATE on the order row, so concurrent writers queue on its lock), and
  * published only after that transaction has committed. The notifications an event causes are
- * written here too, in the same transaction (notifications/outbox.ts): every writer of events
- * passes through this one place.
+ * written here too, in the same transaction (through common/event-outbox.ts, which notifications
+ * implement): every writer of events passes through this one place.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { enqueue, outboxSignal } from '../notifications/outbox';
+import { eventOutbox } from '../../common/event-outbox';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
 import { FINAL_STATUSES } from './order-status';
@@ -52,7 +52,7 @@ export async function appendEvent(
     `insert into order_events (order_id, seq, type, status, data) values (?, ?, ?, ?, ?) returning id, created_at`,
     [orderId, order.seq, type, order.status, data === null ? null : JSON.stringify(data)],
   );
-  await enqueue(em, { orderEvent: String(event.id) }, orderId, { type, status: order.status, data });
+  await eventOutbox().write(em, { orderEvent: String(event.id) }, orderId, { type, status: order.status, data });
   return {
     orderId,
     seq: order.seq,
@@ -77,7 +77,7 @@ export async function orderEnded(em: EntityManager, orderId: number): Promise<bo
 /** Publishes committed events to the order's, its store's and its driver's subscribers. */
 export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): void {
   // Their notifications are committed too: this instance's outbox worker sends them now.
-  if (events.some((e) => e.type !== 'driver_location')) outboxSignal.emit('due');
+  if (events.some((e) => e.type !== 'driver_location')) eventOutbox().wake();
   for (const event of events) {
     pubSub.publish(topics.order(event.orderId), event);
     pubSub.publish(topics.store(event.storeId), event);
