@@ -9,7 +9,7 @@ import path from 'node:path';
 import { openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 
-export type ServerKind = 'node-http' | 'express' | 'hand' | 'service';
+export type ServerKind = 'node-http' | 'express' | 'hand' | 'service' | 'ws-broadcast';
 export type Server = { kind: ServerKind; process: ChildProcess; url: string };
 
 /** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
@@ -73,8 +73,12 @@ export function stopServer(server: Server): void {
 
 /** Resident memory of a server process, in MB (Linux /proc). */
 export function rssMb(server: Server): number | null {
+  return rssOfPid(server.process.pid!);
+}
+
+export function rssOfPid(pid: number): number | null {
   try {
-    const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
     return kb / 1024;
   } catch {
