@@ -1020,7 +1020,8 @@ async function main() {
   balancer.kill('SIGTERM');
   await Promise.all(instances.map((i) => stopInstance(i, 'SIGTERM')));
   await database.close(true);
-  fs.rmSync(tmp, { recursive: true, force: true });
+  if (failed.length) console.log(`the instances' and nginx's logs are kept in ${tmp}`);
+  else fs.rmSync(tmp, { recursive: true, force: true });
   process.exit(failed.length ? 1 : 0);
 }
 
