@@ -408,6 +408,9 @@ class Follower {
   reconnects = 0;
   positions = 0;
   private stopped = false;
+  /** The order reached a final status and its stream completed: nothing more will come. */
+  private ended = false;
+  private lastStatus = '';
   private check = () => undefined as void;
   done: Promise<void>;
   constructor(
@@ -418,7 +421,7 @@ class Follower {
     this.done = this.run();
   }
   get finished(): boolean {
-    return this.stopped || (this.expected !== undefined && this.seqs.length >= this.expected.length);
+    return this.stopped || this.ended || (this.expected !== undefined && this.seqs.length >= this.expected.length);
   }
   finishAt(expected: number[]) {
     this.expected = expected;
@@ -455,15 +458,21 @@ class Follower {
               // A driver's position is live only: it carries the last stored event's seq and the
               // latest one is sent again on subscribe, so it is counted apart from the events.
               if (value.data?.orderUpdates.type === 'driver_location') this.positions += 1;
-              else if (value.data) this.seqs.push(value.data.orderUpdates.seq);
+              else if (value.data) {
+                this.seqs.push(value.data.orderUpdates.seq);
+                this.lastStatus = value.data.orderUpdates.status;
+              }
               if (this.finished) end();
             },
             error: (error) => {
               this.note(error);
               end();
             },
-            // The orders of the load never end, so a completion is a lost socket too.
-            complete: end,
+            // After a final status the stream ends; any other completion is a lost socket.
+            complete: () => {
+              if (['delivered', 'rejected', 'cancelled'].includes(this.lastStatus)) this.ended = true;
+              end();
+            },
           },
         );
         this.check = () => {
@@ -732,6 +741,7 @@ async function main() {
       failedCheckouts: 0,
       replayedDifferent: 0,
       storeSteps: 0,
+      driverSteps: 0,
       positions: 0,
       retried: 0,
       failed: 0,
@@ -742,10 +752,13 @@ async function main() {
     const errors = new Map<string, number>();
     const sockets = customerTokens.map((token, i) => new CustomerSocket(wsUrl, token, customerAddress(i)));
     let running = true;
+    let disrupted = false;
     const storeQueue: Follower[] = [];
     const t0 = Date.now();
     const customers = customerTokens.map(async (token, i) => {
-      for (let n = 0; n < pace.orders; n++) {
+      // At least pace.orders each, and on until the disruption is over (a slow restart is still
+      // under load), at most 20 (the subscriptions one socket carries).
+      for (let n = 0; n < 20 && (n < pace.orders || !disrupted); n++) {
         const key = randomUUID();
         const body = cartBody(shop, addresses[i]);
         const first = await callRetrying(stats, lb, 'POST', '/api/v1/customer/orders', body, token, { 'Idempotency-Key': key });
@@ -788,10 +801,25 @@ async function main() {
         const at = { latitude: shop.lat + step * 0.0001 + d * 0.0005, longitude: shop.lng };
         const answer = await callRetrying(stats, lb, 'POST', '/api/v1/driver/location', at, token);
         if (answer.status < 300) stats.positions += 1;
+        // The order the service gave this driver, one step a second: picked up, then delivered (so
+        // the driver is free for the next, and its positions reach that order's followers).
+        const [mine] = await sql<{ id: number; status: string }[]>(
+          `select o.id, o.status from orders o join drivers d on d.id = o.driver_id join users u on u.id = d.user_id
+           where u.phone_number = ? and o.status in ('ready_for_pickup', 'picked_up') order by o.id limit 1`,
+          [DRIVERS[d]],
+        );
+        if (mine) {
+          const step = mine.status === 'ready_for_pickup' ? 'pickup' : 'deliver';
+          const done = await callRetrying(stats, lb, 'POST', `/api/v1/driver/orders/${mine.id}/${step}`, undefined, token);
+          // A step retried after a lost answer finds it done: it happened once.
+          if (done.status < 300 || (done.attempts > 1 && done.status < 500)) stats.driverSteps += 1;
+          else console.log(`  driver step ${step} of ${mine.id}: ${done.status} ${JSON.stringify(done.body)?.slice(0, 200)}`);
+        }
         await sleep(1000);
       }
     });
     const what = await disruption();
+    disrupted = true;
     const disruptedIn = (Date.now() - t0) / 1000;
     await Promise.all(customers);
     running = false;
@@ -826,7 +854,7 @@ async function main() {
         disordered === 0,
       `${what} (disruption over after ${disruptedIn.toFixed(0)} s, load over after ${((Date.now() - t0) / 1000).toFixed(0)} s); ` +
         `${stats.checkouts} checkouts (${stats.failedCheckouts} failed, ${stats.replayedDifferent} replays answered another order), ` +
-        `${stats.storeSteps} store steps, ${stats.positions} positions, ${stats.requests} requests, ${stats.retried} retried (5xx or connection lost), ` +
+        `${stats.storeSteps} store steps, ${stats.driverSteps} driver steps, ${stats.positions} positions, ${stats.requests} requests, ${stats.retried} retried (5xx or connection lost), ` +
         `${stats.failed} never succeeded; ${followers.length} followers, ${events} events, ${lost} lost, ${duplicated} duplicated, ${disordered} out of order, ` +
         `${positionsSeen} live positions, ${reconnects} resumes with afterSeq (why: ${why}); ` +
         `answered by ${[...stats.answeredBy].map(([by, n]) => `${by} ${n}`).join(', ')}`,
