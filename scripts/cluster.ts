@@ -1017,8 +1017,10 @@ async function main() {
       return `${victim.name} killed, restarted`;
     });
 
-    // 4b. The dead instance's jobs are taken over: outbox rows it had claimed are sent by the
-    // others once their lease (5 s here) ends; every instance runs the reconciliation.
+    // 7b. The dead instance's jobs are taken over: outbox rows it had claimed are sent by the
+    // others once their lease (5 s here) ends; every instance runs the periodic jobs (payments'
+    // reconciliation every 60 s, the unanswered orders' expiry every 30 s), so each survivor
+    // must have run both since the kill (waited for up to 75 s after it).
     {
       const overdue = async () =>
         (await sql<{ n: number }[]>(`select count(*)::int as n from notification_outbox where status = 'pending' and due_at < now()`))[0].n;
@@ -1027,18 +1029,26 @@ async function main() {
       const byStatus = await sql<{ status: string; n: number; again: number }[]>(
         `select status, count(*)::int as n, count(*) filter (where attempts > 1)::int as again from notification_outbox group by status order by status`,
       );
-      const reconciled: string[] = [];
-      for (const instance of instances.filter((i) => i !== victim)) {
-        const text = await (await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`)).text();
-        const line = text.split('\n').find((l) => l.startsWith('job_last_success_timestamp_seconds{job="reconcile_payments"}'));
-        const at = line ? Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000 : 0;
-        reconciled.push(`${instance.name} ${at ? `${((at - killedAt) / 1000).toFixed(0)} s after the kill` : 'not yet'}`);
-      }
+      const survivors = instances.filter((i) => i !== victim);
+      const lastRuns = async () => {
+        const runs: { name: string; job: string; at: number }[] = [];
+        for (const instance of survivors) {
+          const text = await (await fetch(`http://127.0.0.1:${instance.metricsPort}/metrics`)).text();
+          for (const job of ['reconcile_payments', 'expire_orders']) {
+            const line = text.split('\n').find((l) => l.startsWith(`job_last_success_timestamp_seconds{job="${job}"}`));
+            runs.push({ name: instance.name, job, at: line ? Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000 : 0 });
+          }
+        }
+        return runs;
+      };
+      const since = (runs: { at: number }[]) => runs.every((r) => r.at > killedAt);
+      await waitFor(async () => since(await lastRuns()), Math.max(0, killedAt + 75_000 - Date.now()));
+      const runs = await lastRuns();
       report(
         "the killed instance's outbox rows and jobs are taken over",
-        left === 0,
+        left === 0 && since(runs),
         `outbox ${byStatus.map((r) => `${r.status} ${r.n} (${r.again} claimed more than once)`).join(', ') || 'empty'}, ${left} overdue; ` +
-          `last reconciliation: ${reconciled.join(', ')}`,
+          `last runs: ${runs.map((r) => `${r.name} ${r.job} ${r.at ? `${((r.at - killedAt) / 1000).toFixed(0)} s after the kill` : 'never'}`).join(', ')}`,
       );
     }
   }
