@@ -2,12 +2,12 @@
  * Order events: appended in the caller's transaction with the next per-order sequence number
  * (allocated by an UPDATE on the order row, so concurrent writers queue on its lock), and
  * published only after that transaction has committed. The notifications an event causes are
- * written here too, in the same transaction (notifications/outbox.ts): every writer of events
- * passes through this one place.
+ * written here too, in the same transaction (through common/event-outbox.ts, which notifications
+ * implement): every writer of events passes through this one place.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { enqueue, outboxSignal } from '../notifications/outbox';
+import { eventOutbox } from '../../common/event-outbox';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
 import { FINAL_STATUSES } from './order-status';
@@ -43,25 +43,30 @@ export async function appendEvent(
   type: OrderEventType,
   data: Record<string, unknown> | null = null,
 ): Promise<OrderEventMessage> {
-  const [order] = await em.execute<{ seq: number; status: string; store_id: number; driver_id: number | null }[]>(
-    `update orders set last_event_seq = last_event_seq + 1 where id = ?
-     returning last_event_seq as seq, status, store_id, driver_id`,
-    [orderId],
+  // One statement: the sequence number taken on the order row (its lock queues concurrent
+  // writers until this transaction ends) and the event written with it.
+  const [row] = await em.execute<
+    { seq: number; status: string; store_id: number; driver_id: number | null; id: string; created_at: Date }[]
+  >(
+    `with o as (
+       update orders set last_event_seq = last_event_seq + 1 where id = ?
+       returning id, last_event_seq as seq, status, store_id, driver_id),
+     e as (
+       insert into order_events (order_id, seq, type, status, data) select o.id, o.seq, ?, o.status, ?::jsonb from o
+       returning id, created_at)
+     select o.seq, o.status, o.store_id, o.driver_id, e.id, e.created_at from o, e`,
+    [orderId, type, data === null ? null : JSON.stringify(data)],
   );
-  const [event] = await em.execute<{ id: string; created_at: Date }[]>(
-    `insert into order_events (order_id, seq, type, status, data) values (?, ?, ?, ?, ?) returning id, created_at`,
-    [orderId, order.seq, type, order.status, data === null ? null : JSON.stringify(data)],
-  );
-  await enqueue(em, { orderEvent: String(event.id) }, orderId, { type, status: order.status, data });
+  await eventOutbox().write(em, { orderEvent: String(row.id) }, orderId, { type, status: row.status, data });
   return {
     orderId,
-    seq: order.seq,
+    seq: row.seq,
     type,
-    status: order.status,
-    at: new Date(event.created_at).toISOString(),
+    status: row.status,
+    at: new Date(row.created_at).toISOString(),
     data,
-    storeId: order.store_id,
-    driverId: order.driver_id,
+    storeId: row.store_id,
+    driverId: row.driver_id,
   };
 }
 
@@ -77,7 +82,7 @@ export async function orderEnded(em: EntityManager, orderId: number): Promise<bo
 /** Publishes committed events to the order's, its store's and its driver's subscribers. */
 export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): void {
   // Their notifications are committed too: this instance's outbox worker sends them now.
-  if (events.some((e) => e.type !== 'driver_location')) outboxSignal.emit('due');
+  if (events.some((e) => e.type !== 'driver_location')) eventOutbox().wake();
   for (const event of events) {
     pubSub.publish(topics.order(event.orderId), event);
     pubSub.publish(topics.store(event.storeId), event);
