@@ -264,7 +264,7 @@ const GONE: Record<NotificationChannel, string> = {
 /** The id in a row's target: `device:12` -> 12, `webpush:7` -> 7. */
 const targetId = (row: Claimed) => Number(row.target.slice(row.target.indexOf(':') + 1));
 
-/** Full jitter over an exponential ceiling: attempt 1 waits up to `base`, 2 up to 2×base, ..., at most an hour. */
+/** Jitter over an exponential ceiling: attempt 1 waits between base/2 and base, 2 between base and 2×base, ..., at most an hour. */
 export function backoff(attempt: number, baseMs: number): number {
   const ceiling = Math.min(HOUR_MS, baseMs * 2 ** (attempt - 1));
   return ceiling / 2 + Math.random() * (ceiling / 2);
