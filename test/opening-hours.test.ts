@@ -94,4 +94,18 @@ describe("checkout's closed check uses the same rule", () => {
     clock.set('2026-11-23T07:11:00Z');
     expect((await placeOrder(server, w, cart(w))).status).toBe(201);
   });
+
+  it("decides a store of a zone this process meets first at checkout in that zone's time (UTC+13:45)", async () => {
+    const w = await orderWorld(server, make);
+    // A zone no other case uses: checkout's first read has no time for it and asks again with one.
+    await server.db.orm.em.fork().execute(`update stores set timezone = 'Pacific/Chatham' where id = ?`, [w.owner.store.id]);
+    await server.db.orm.em
+      .fork()
+      .execute(`update store_opening_hours set opens_at = '08:00', closes_at = '22:00' where store_id = ?`, [w.owner.store.id]);
+    clock.set('2026-11-23T18:14:00Z'); // Tuesday 07:59 in Chatham (UTC+13:45 in its summer)
+    const closed = await placeOrder(server, w, cart(w));
+    expect(closed.body.errors).toEqual({ store_id: ['The store is closed at the moment.'] });
+    clock.set('2026-11-23T18:26:00Z'); // 08:11
+    expect((await placeOrder(server, w, cart(w))).status).toBe(201);
+  });
 });

@@ -43,26 +43,26 @@ export interface PricingSupplementRow {
 /** `in (?)` expands a bound list; an empty list matches nothing. */
 const ids = (list: number[]) => (list.length > 0 ? list : [null]);
 
-/** Everything a cart is priced from, read in four statements whatever the cart's size. */
+/** Rows of `select` as one JSON array (`[]` for none): a part of a statement that answers several lists. */
+const jsonRows = (select: string) => `(select coalesce(json_agg(r), '[]') from (${select}) r)`;
+
+/**
+ * Everything a cart is priced from, in one statement whatever the cart's size: the products,
+ * their option groups, the chosen option values and supplements, each as a JSON array.
+ */
 export async function pricingRows(em: EntityManager, productIds: number[], valueIds: number[], supplementIds: number[]) {
-  const products = await em.execute<PricingProductRow[]>(
-    `select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id in (?)`,
-    [ids(productIds)],
+  const [rows] = await em.execute<
+    { products: PricingProductRow[]; groups: PricingGroupRow[]; values: PricingValueRow[]; supplements: PricingSupplementRow[] }[]
+  >(
+    `select
+       ${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id in (?)`)} as products,
+       ${jsonRows(`select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id in (?)`)} as groups,
+       ${jsonRows(`select v.id, v.group_id, g.product_id, v.name, v.price_cents
+                   from product_option_values v join product_option_groups g on g.id = v.group_id where v.id in (?)`)} as "values",
+       ${jsonRows(`select id, product_id, name, price_cents from product_supplements where id in (?)`)} as supplements`,
+    [ids(productIds), ids(productIds), ids(valueIds), ids(supplementIds)],
   );
-  const groups = await em.execute<PricingGroupRow[]>(
-    `select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id in (?)`,
-    [ids(productIds)],
-  );
-  const values = await em.execute<PricingValueRow[]>(
-    `select v.id, v.group_id, g.product_id, v.name, v.price_cents
-     from product_option_values v join product_option_groups g on g.id = v.group_id where v.id in (?)`,
-    [ids(valueIds)],
-  );
-  const supplements = await em.execute<PricingSupplementRow[]>(
-    `select id, product_id, name, price_cents from product_supplements where id in (?)`,
-    [ids(supplementIds)],
-  );
-  return { products, groups, values, supplements };
+  return rows;
 }
 
 export const PRODUCT_BLOCKS = ['products', 'featured_products', 'trending_products'] as const;

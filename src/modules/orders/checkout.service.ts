@@ -9,11 +9,9 @@ import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
-import { UserAddress } from '../addresses/address.entity';
-import { Store } from '../stores/store.entity';
-import { storeServes } from '../stores/store.service';
-import { storeLocalTimes } from '../stores/local-time';
+import { meetZone, metZonesLocalTimes } from '../stores/local-time';
 import { priceCart } from './cart-pricing';
+import { checkoutPlace, CheckoutPlace } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
 import { claimKey, parseKey, requestHash, saveAnswer } from './idempotency';
 import { appendEvent, publishEvents } from './order-events';
@@ -40,15 +38,13 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   await orders.consume(caller);
   const hash = key ? requestHash(input) : '';
   try {
-    // Read before the transaction (the embedded database serves one connection at a time).
-    const localTimes = await storeLocalTimes(ctx);
     const { placed, events } = await ctx.em.transactional(async (tx) => {
       // The claim is this transaction's row: a concurrent retry waits here for the first's commit.
       const claim = key ? await claimKey<PlacedOrder>(tx, viewer.userId, key, hash) : null;
       if (claim?.answer) return { placed: claim.answer, events: [] };
       // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
       if (claim) throw conflict('A request with this Idempotency-Key is still being processed.');
-      const order = await createOrder(tx, viewer.userId, input, localTimes, problems);
+      const order = await createOrder(tx, viewer.userId, input, await placeOf(ctx, tx, viewer.userId, input), problems);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
       if (key) await saveAnswer(tx, viewer.userId, key, placed);
@@ -65,30 +61,36 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
 }
 
 /**
- * `localTimes`: the request's wall-clock times by zone, for the same "open now" rule as the
- * store's is_open. `problems`: the body's rule problems, reported with the database's.
+ * The store and the address, read once (what is checked and what the order copies), "open
+ * now" by the same rule as the store's is_open at the request's instant: in the zones this
+ * process has met, and once more for a store of a zone met for the first time.
  */
+async function placeOf(ctx: Context, tx: EntityManager, userId: number, input: CheckoutInput): Promise<CheckoutPlace> {
+  const at = { storeId: input.storeId, addressId: input.addressId, userId };
+  const place = await checkoutPlace(tx, at, await metZonesLocalTimes(ctx));
+  if (!place.store || place.store.zoneKnown) return place;
+  meetZone(place.store.timezone);
+  return checkoutPlace(tx, at, await metZonesLocalTimes(ctx));
+}
+
+/** `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported with the database's. */
 async function createOrder(
   tx: EntityManager,
   userId: number,
   input: CheckoutInput,
-  localTimes: string,
+  place: CheckoutPlace,
   problems: FieldErrors,
 ): Promise<Order> {
   const errors: FieldErrors = { ...problems };
   const add = (path: string, message: string) => {
     if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
   };
-  // The store and the address are each read once; what is checked and what is copied into
-  // the order come from these two reads.
-  const store = await tx.findOne(Store, { id: input.storeId });
-  const address = await tx.findOne(UserAddress, { id: input.addressId, user: userId });
+  const { store, address } = place;
   const storeOk = store !== null && store.isActive;
-  const serves = store ? await storeServes(tx, store, address, localTimes) : { open: false, inside: false };
   if (!storeOk) add('storeId', 'The selected store is not available.');
-  else if (!serves.open) add('storeId', 'The store is closed at the moment.');
+  else if (!store.open) add('storeId', 'The store is closed at the moment.');
   if (!address) add('addressId', 'The selected address is not one of your saved addresses.');
-  else if (storeOk && !serves.inside) add('addressId', 'The address is outside the store’s delivery area.');
+  else if (storeOk && !place.inside) add('addressId', 'The address is outside the store’s delivery area.');
   // An empty or oversized cart (a rule problem of `items`) is not priced: the work stays bounded.
   const items = storeOk && !problems.items ? await priceCart(tx, input.storeId, input.items, errors) : [];
   if (!store || !address || Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -102,8 +104,8 @@ async function createOrder(
   const discountCents = promo?.discountCents ?? 0;
   const order = tx.create(Order, {
     user: userId,
-    store,
-    address,
+    store: store.id,
+    address: address.id,
     status: 'pending_acceptance',
     subtotalCents,
     deliveryFeeCents,

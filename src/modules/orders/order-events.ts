@@ -43,25 +43,30 @@ export async function appendEvent(
   type: OrderEventType,
   data: Record<string, unknown> | null = null,
 ): Promise<OrderEventMessage> {
-  const [order] = await em.execute<{ seq: number; status: string; store_id: number; driver_id: number | null }[]>(
-    `update orders set last_event_seq = last_event_seq + 1 where id = ?
-     returning last_event_seq as seq, status, store_id, driver_id`,
-    [orderId],
+  // One statement: the sequence number taken on the order row (its lock queues concurrent
+  // writers until this transaction ends) and the event written with it.
+  const [row] = await em.execute<
+    { seq: number; status: string; store_id: number; driver_id: number | null; id: string; created_at: Date }[]
+  >(
+    `with o as (
+       update orders set last_event_seq = last_event_seq + 1 where id = ?
+       returning id, last_event_seq as seq, status, store_id, driver_id),
+     e as (
+       insert into order_events (order_id, seq, type, status, data) select o.id, o.seq, ?, o.status, ?::jsonb from o
+       returning id, created_at)
+     select o.seq, o.status, o.store_id, o.driver_id, e.id, e.created_at from o, e`,
+    [orderId, type, data === null ? null : JSON.stringify(data)],
   );
-  const [event] = await em.execute<{ id: string; created_at: Date }[]>(
-    `insert into order_events (order_id, seq, type, status, data) values (?, ?, ?, ?, ?) returning id, created_at`,
-    [orderId, order.seq, type, order.status, data === null ? null : JSON.stringify(data)],
-  );
-  await enqueue(em, { orderEvent: String(event.id) }, orderId, { type, status: order.status, data });
+  await enqueue(em, { orderEvent: String(row.id) }, orderId, { type, status: row.status, data });
   return {
     orderId,
-    seq: order.seq,
+    seq: row.seq,
     type,
-    status: order.status,
-    at: new Date(event.created_at).toISOString(),
+    status: row.status,
+    at: new Date(row.created_at).toISOString(),
     data,
-    storeId: order.store_id,
-    driverId: order.driver_id,
+    storeId: row.store_id,
+    driverId: row.driver_id,
   };
 }
 

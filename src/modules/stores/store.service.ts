@@ -44,24 +44,6 @@ export async function visibleStore(ctx: Context, storeId: number): Promise<Store
   return store;
 }
 
-/**
- * Whether the (already loaded) store is open at `localTimes` (`storeLocalTimes`) and delivers
- * to the point, in one statement that reads no row again; `inside` is false without a point.
- */
-export async function storeServes(
-  tx: EntityManager,
-  store: Store,
-  point: { latitude: number; longitude: number } | null,
-  localTimes: string,
-): Promise<{ open: boolean; inside: boolean }> {
-  const [row] = await tx.execute<{ open: boolean; inside: boolean }[]>(
-    `select coalesce(store_is_open(?, ?::jsonb), false) as open,
-            coalesce(earth_distance(ll_to_earth(?, ?), ll_to_earth(?, ?)) <= ? * 1000, false) as inside`,
-    [store.id, localTimes, point?.latitude ?? null, point?.longitude ?? null, store.latitude, store.longitude, store.deliveryRadiusKm],
-  );
-  return row;
-}
-
 /** Counts one more delivered order for "popular" (a step of the delivering transaction). */
 export async function countDeliveredOrder(tx: EntityManager, storeId: number): Promise<void> {
   await tx.execute(`update stores set order_count = order_count + 1 where id = ?`, [storeId]);
