@@ -43,6 +43,7 @@ import { capturePlans, formatPlans, groupDigits } from './bench-plans';
 import { BenchDriver, BenchRequest, positionRequests, prepareDrivers } from './bench-drivers';
 import { BenchCustomer, checkoutRequests, prepareCustomers } from './bench-customers';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { benchFanout, FanoutResult, printFanout } from './bench-fanout';
 
 // autocannon ships no types; the part used here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -60,7 +61,7 @@ const autocannon = require('autocannon') as (options: {
   non2xx: number;
 }>;
 
-type ServerKind = 'node-http' | 'express' | 'hand' | 'service';
+type ServerKind = 'node-http' | 'express' | 'hand' | 'service' | 'ws-broadcast';
 type Server = { kind: ServerKind; process: ChildProcess; url: string };
 
 /** The issue's goals: share of the Express hello's req/s, and the REST path's cost over a hand-written handler. */
@@ -218,8 +219,12 @@ function stopServer(server: Server): void {
 
 /** Resident memory of a server process, in MB (Linux /proc). */
 function rssMb(server: Server): number | null {
+  return rssOfPid(server.process.pid!);
+}
+
+function rssOfPid(pid: number): number | null {
   try {
-    const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
     return kb / 1024;
   } catch {
@@ -414,6 +419,9 @@ async function main() {
       plans: { type: 'string', default: 'compact' },
       cache: { type: 'string', default: 'on' },
       smoke: { type: 'boolean', default: false },
+      followers: { type: 'string', default: '1000' },
+      'fanout-orders': { type: 'string', default: '10' },
+      'fanout-events': { type: 'string', default: '10' },
     },
   });
   const smoke = values.smoke;
@@ -438,7 +446,7 @@ async function main() {
     );
     process.exit(2);
   }
-  const known = benchPaths([{ id: 1, slug: 'x' }], [], []).map((p) => p.id);
+  const known = [...benchPaths([{ id: 1, slug: 'x' }], [], []).map((p) => p.id), 'fanout'];
   const unknown = words?.filter((w) => !known.some((id) => id.startsWith(w)));
   if (unknown?.length) {
     console.error(`--paths: no path starts with ${unknown.join(', ')} (paths: ${known.join(', ')})`);
@@ -454,6 +462,9 @@ async function main() {
     const checkouts = !words || words.some((w) => 'checkouts'.startsWith(w));
     const customers = checkouts ? await prepareCustomers(databaseUrl, smoke ? 50 : BENCH_CUSTOMERS) : [];
     const paths = selectPaths(benchPaths(city.sample, drivers, customers), words);
+    // `--paths fanout` alone runs the fan-out section only (its reference is the bare ws server, not the hellos).
+    const fanout = !words || words.some((w) => 'fanout'.startsWith(w));
+    const loaded = !words || words.some((w) => !'fanout'.startsWith(w));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...BENCH_SERVICE_ENV,
@@ -473,6 +484,30 @@ async function main() {
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} at the start`;
+
+    if (fanout) {
+      const result: FanoutResult = await benchFanout({
+        databaseUrl,
+        env,
+        followers: smoke ? 20 : Number(values.followers),
+        orders: smoke ? 2 : Number(values['fanout-orders']),
+        events: smoke ? 2 : Number(values['fanout-events']),
+        start: async (kind, serverEnv) => {
+          const server = await startServer(kind, serverEnv);
+          return { url: server.url, pid: server.process.pid!, stop: () => stopServer(server) };
+        },
+        rssMb: rssOfPid,
+      });
+      console.log(`\n${header}`);
+      printFanout(result);
+      const faults = [result.service, ...(result.big ? [result.big] : [])].reduce((n, r) => n + r.lost + r.duplicated + r.disorder, 0);
+      if (faults > 0) {
+        console.error(`fanout: ${faults} events lost, duplicated or out of order`);
+        failed = true;
+      }
+      await quietDatabase(databaseUrl, appName);
+    }
+    if (!loaded) continue;
 
     // The plans first, from a recording service of their own (recording is never loaded).
     let planText = '';

@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildAppSchema, printAppSchema } from '../src/graphql/schema';
+import { buildAppSchema, printAppSchema } from '../src/schema';
 
 async function main() {
   const file = path.resolve(__dirname, '..', 'schema.graphql');

@@ -17,12 +17,13 @@ import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { countRequests, routeLabel, track } from './common/metrics';
-import { Orm, poolConnections } from './db/orm';
+import type { Orm } from './common/entity-manager';
+import { poolConnections } from './db/orm';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
 import { graphqlSourceGuard } from './graphql/source-guard';
-import { buildAppSchema } from './graphql/schema';
+import { buildAppSchema } from './schema';
 import { startWebSocketServer } from './graphql/websocket';
 import { compileRoutes, restRouter } from './rest/adapter';
 import { AnswerCache } from './rest/answer-cache';
@@ -36,7 +37,8 @@ import { turnReachIndexOff, warmReachIndex } from './modules/stores/reach/reach'
 import { createServices, Services } from './services';
 import { paymentWebhookRouter } from './modules/payments/payment.webhook';
 import { createChannels } from './modules/notifications/channels';
-import { outboxSettings } from './modules/notifications/outbox';
+import { eventOutbox, outboxSettings } from './modules/notifications/outbox';
+import { connectEventOutbox } from './common/event-outbox';
 import { localeFromAcceptLanguage } from './modules/notifications/messages';
 import { OutboxWorker } from './modules/notifications/worker';
 import { DriverPositions } from './modules/drivers/driver-positions';
@@ -206,6 +208,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   });
 
   outboxSettings.reminderAfterSeconds = Math.floor(config.orders.acceptTimeoutSeconds / 2);
+  connectEventOutbox(eventOutbox);
   const notifications = new OutboxWorker(
     orm.em,
     createChannels(config, logger, services.webPush),

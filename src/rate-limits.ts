@@ -11,7 +11,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { rateLimited } from './common/errors';
 import { Config } from './config';
-import type { Orm } from './db/orm';
+import type { Orm } from './common/entity-manager';
 
 export interface Caller {
   userId: number;

@@ -13,7 +13,7 @@ import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { startEmbeddedDatabase } from '../src/db/embedded';
 import { Database, openDatabase } from '../src/db/orm';
-import { executePrepared } from '../src/db/entity-manager';
+import { executePrepared } from '../src/common/entity-manager';
 
 const vmModules = typeof (vm as { SourceTextModule?: unknown }).SourceTextModule === 'function';
 const describeEmbedded = vmModules ? describe : describe.skip;

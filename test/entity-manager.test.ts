@@ -1,5 +1,5 @@
 /**
- * The application's EntityManager (src/db/entity-manager.ts): `executePrepared` (a named
+ * The application's EntityManager (src/common/entity-manager.ts): `executePrepared` (a named
  * prepared statement, its values bound) answers what `execute` answers, fails as it fails, and
  * keeps the serving pool's session limits; inside a transaction it runs on the transaction's
  * connection.
@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
-import { AppEntityManager, executePrepared } from '../src/db/entity-manager';
+import { AppEntityManager, executePrepared } from '../src/common/entity-manager';
 import { openTestDatabase } from './helpers/database';
 
 let db: Database;

@@ -3,7 +3,7 @@
  * cost budget are refused before execution on /graphql, the websocket and the REST table; in
  * production validation messages carry no field suggestions.
  */
-import { buildAppSchema } from '../src/graphql/schema';
+import { buildAppSchema } from '../src/schema';
 import { LIMITS } from '../src/graphql/limits';
 import { compileRoutes } from '../src/rest/adapter';
 import { restRoutes } from '../src/routes';

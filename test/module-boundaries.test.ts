@@ -1,4 +1,7 @@
-/** Imports that would bring back the orders ↔ payments cycle, or tie a payments service to the REST adapter. */
+/**
+ * Imports that would bring back the orders ↔ payments cycle, make orders or payments depend on
+ * notifications (which describe them), or tie a payments service to the REST adapter.
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,6 +17,15 @@ describe('module boundaries', () => {
     const offending = files('orders').flatMap(({ file, text }) =>
       importsOf(text)
         .filter((i) => i.includes('/payments/'))
+        .map((i) => `${file} -> ${i}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('orders and payments import nothing of notifications (they write through common/event-outbox.ts)', () => {
+    const offending = [...files('orders'), ...files('payments')].flatMap(({ file, text }) =>
+      importsOf(text)
+        .filter((i) => i.includes('/notifications/'))
         .map((i) => `${file} -> ${i}`),
     );
     expect(offending).toEqual([]);

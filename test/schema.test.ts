@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildAppSchema, printAppSchema } from '../src/graphql/schema';
+import { buildAppSchema, printAppSchema } from '../src/schema';
 
 describe('schema.graphql', () => {
   it('equals the schema printed from the code', async () => {

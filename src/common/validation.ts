@@ -1,6 +1,6 @@
 /**
  * The class-validator rules of input classes, run the same way everywhere: by type-graphql
- * on every argument (src/graphql/schema.ts), by the REST rule pass, and by services that
+ * on every argument (src/schema.ts), by the REST rule pass, and by services that
  * report rule and database problems together (checkout).
  */
 import { validate } from 'class-validator';

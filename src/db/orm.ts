@@ -7,11 +7,9 @@ import { DataloaderType, MikroORM, Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
-import { AppEntityManager, unnamedStatementsOnly } from './entity-manager';
+import { AppEntityManager, Orm, unnamedStatementsOnly } from '../common/entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
-
-export type Orm = MikroORM<PostgreSqlDriver>;
 
 /** Compiled code runs migrations from dist/, sources (jest, scripts) from migrations/. */
 const runningTs = __filename.endsWith('.ts');

@@ -29,8 +29,12 @@ export async function takeLease(em: EntityManager, id: string, userId: number, c
   });
 }
 
-/** Renews this instance's leases; leases left by dead instances go once expired. */
+/**
+ * Renews this instance's leases; leases left by dead instances go once expired. An instance
+ * holding none sends nothing (takeLease clears a user's expired leases before counting them).
+ */
 export async function renewLeases(em: EntityManager, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
   for (let i = 0; i < ids.length; i += 1000) {
     await em.execute(`update socket_leases set expires_at = now() + make_interval(secs => ?) where id in (?)`, [
       LEASE_SECONDS,

@@ -1,5 +1,5 @@
 /** Counts the SQL statements a call sends (the ORM's knex emits one `query` event each). */
-import { Orm } from '../../src/db/orm';
+import type { Orm } from '../../src/common/entity-manager';
 
 export async function countStatements<T>(orm: Orm, call: () => Promise<T>): Promise<{ count: number; result: T }> {
   let count = 0;

@@ -4,7 +4,7 @@
  */
 import { Config } from '../../config';
 import { Logger } from '../../common/logger';
-import { Orm } from '../orm';
+import type { Orm } from '../../common/entity-manager';
 import { CatalogNotEmptyError, DEMO_CITY_STORES, isDatabaseEmpty, refreshAfterBulkLoad, seedDemoCity } from './demo-city';
 
 export async function seedDemoCityOnFirstStart(orm: Orm, config: Config, logger: Logger): Promise<void> {

@@ -2,7 +2,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { activeWindowSql } from '../../common/active-window';
 import { asViews, View, viewColumns } from '../../common/row-views';
-import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
+import { executePrepared, textsBuiltOnce } from '../../common/entity-manager';
 import { Ad } from './ad.entity';
 
 /** The live ads' text: code only, one key, built once (textsBuiltOnce). */

@@ -9,7 +9,7 @@ import { notFound } from '../../common/errors';
 import { asViews, fromJson, View, viewColumns, viewObject } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
+import { executePrepared, textsBuiltOnce } from '../../common/entity-manager';
 import { Offer } from '../offers/offer.entity';
 import { offersForStoreJson } from '../offers/offer.service';
 import { storeKeyCondition } from '../stores/store.service';

@@ -12,7 +12,7 @@
  */
 import { fromJson, fromJsonArrays, viewArray } from '../../common/row-views';
 import { Context } from '../../context';
-import { executePrepared, PreparedValue } from '../../db/entity-manager';
+import { executePrepared, PreparedValue } from '../../common/entity-manager';
 import { PRODUCT_BLOCK_ORDER, PRODUCT_BLOCKS, ProductBlock, productBlocksCtes } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { activeGlobalOffersJson } from '../offers/offer.service';

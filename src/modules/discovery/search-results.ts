@@ -8,7 +8,7 @@
  */
 import { fromJson, viewObject } from '../../common/row-views';
 import { Context } from '../../context';
-import { executePrepared } from '../../db/entity-manager';
+import { executePrepared } from '../../common/entity-manager';
 import { productHitsSql } from '../catalog/product-query';
 import { Product } from '../catalog/product.entity';
 import { Store } from '../stores/store.entity';

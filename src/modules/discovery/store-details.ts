@@ -12,7 +12,7 @@ import { notFound } from '../../common/errors';
 import { fromJson, View, viewColumns, asViews } from '../../common/row-views';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { executePrepared, textsBuiltOnce } from '../../db/entity-manager';
+import { executePrepared, textsBuiltOnce } from '../../common/entity-manager';
 import { activeOffersJson, activeOffersOfStore } from '../offers/offer.loaders';
 import { Offer } from '../offers/offer.entity';
 import { OpeningHours } from '../stores/opening-hours.entity';

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { EntityManager } from '@mikro-orm/postgresql';
-import type { OrderEventType } from '../orders/order-event.entity';
+import type { EventOutbox, OutboxCause, OutboxEventFacts } from '../../common/event-outbox';
 
 export type Recipient = 'customer' | 'owner' | 'driver';
 
@@ -36,18 +36,12 @@ export const outboxSettings = { reminderAfterSeconds: 300, enabled: true };
 /** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
 export const outboxSignal = new EventEmitter();
 
-interface EventFacts {
-  type: OrderEventType;
-  status: string;
-  data: Record<string, unknown> | null;
-}
-
 /**
  * The kinds an event causes, with their delay in seconds (0 = at once). A rejection is
  * `order_rejected` here; the outbox statement makes it `order_auto_rejected` when the order's
  * reason says nobody answered in time (it reads the order anyway).
  */
-export function kindsOf(event: EventFacts): { kind: NotificationKind; delay: number }[] {
+export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; delay: number }[] {
   const now = (kind: NotificationKind) => ({ kind, delay: 0 });
   if (event.type === 'driver_assigned') return [now('driver_assigned')];
   if (event.type === 'payment') {
@@ -85,10 +79,7 @@ export function kindsOf(event: EventFacts): { kind: NotificationKind; delay: num
  * is off too. Order messages ignore the kind switches and quiet hours (those are for
  * marketing-type messages). One statement per event, whatever its rows. Answers how many rows were written.
  */
-/** What caused the rows: an order event, or a payment's news after the order's stream has ended (payment_events). */
-export type Cause = { orderEvent: string } | { paymentEvent: string };
-
-export async function enqueue(tx: EntityManager, cause: Cause, orderId: number, event: EventFacts): Promise<number> {
+export async function enqueue(tx: EntityManager, cause: OutboxCause, orderId: number, event: OutboxEventFacts): Promise<number> {
   if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
   const kinds = kindsOf(event);
   if (kinds.length === 0) return 0;
@@ -133,3 +124,6 @@ export async function enqueue(tx: EntityManager, cause: Cause, orderId: number, 
   );
   return rows[0].n;
 }
+
+/** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */
+export const eventOutbox: EventOutbox = { write: enqueue, wake: () => outboxSignal.emit('due') };

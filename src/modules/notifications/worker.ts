@@ -10,7 +10,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationsConfig } from '../../config';
-import { executePrepared } from '../../db/entity-manager';
+import { executePrepared } from '../../common/entity-manager';
 import type { Logger } from '../../common/logger';
 import type { Channels, OutgoingMessage, Outcome } from './channel';
 import { render, OrderFacts } from './messages';

@@ -2,12 +2,12 @@
  * Order events: appended in the caller's transaction with the next per-order sequence number
  * (allocated by an UPDATE on the order row, so concurrent writers queue on its lock), and
  * published only after that transaction has committed. The notifications an event causes are
- * written here too, in the same transaction (notifications/outbox.ts): every writer of events
- * passes through this one place.
+ * written here too, in the same transaction (through common/event-outbox.ts, which notifications
+ * implement): every writer of events passes through this one place.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import { enqueue, outboxSignal } from '../notifications/outbox';
+import { eventOutbox } from '../../common/event-outbox';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
 import { FINAL_STATUSES } from './order-status';
@@ -57,7 +57,7 @@ export async function appendEvent(
      select o.seq, o.status, o.store_id, o.driver_id, e.id, e.created_at from o, e`,
     [orderId, type, data === null ? null : JSON.stringify(data)],
   );
-  await enqueue(em, { orderEvent: String(row.id) }, orderId, { type, status: row.status, data });
+  await eventOutbox().write(em, { orderEvent: String(row.id) }, orderId, { type, status: row.status, data });
   return {
     orderId,
     seq: row.seq,
@@ -82,7 +82,7 @@ export async function orderEnded(em: EntityManager, orderId: number): Promise<bo
 /** Publishes committed events to the order's, its store's and its driver's subscribers. */
 export function publishEvents(pubSub: AppPubSub, events: OrderEventMessage[]): void {
   // Their notifications are committed too: this instance's outbox worker sends them now.
-  if (events.some((e) => e.type !== 'driver_location')) outboxSignal.emit('due');
+  if (events.some((e) => e.type !== 'driver_location')) eventOutbox().wake();
   for (const event of events) {
     pubSub.publish(topics.order(event.orderId), event);
     pubSub.publish(topics.store(event.storeId), event);
@@ -102,8 +102,17 @@ export function subscribeEvents(pubSub: AppPubSub, topic: string): AsyncIterable
 
 /** Stored events after `afterSeq`, as subscribers receive them (the replay of a resume). */
 export async function eventsAfter(ctx: Context, order: Order, afterSeq: number): Promise<OrderEventMessage[]> {
+  return storedEventsAfter(ctx.em, { id: order.id, storeId: order.store.id }, afterSeq);
+}
+
+/** The same, for an order known by its id and store (a feed shared by its followers reads on its own fork). */
+export async function storedEventsAfter(
+  em: EntityManager,
+  order: { id: number; storeId: number },
+  afterSeq: number,
+): Promise<OrderEventMessage[]> {
   // Raw rows: a long-lived subscription must not fill its EntityManager with events.
-  const rows = await ctx.em.execute<
+  const rows = await em.execute<
     {
       seq: number;
       type: OrderEventType;
@@ -124,7 +133,7 @@ export async function eventsAfter(ctx: Context, order: Order, afterSeq: number):
     status: e.status,
     at: new Date(e.created_at).toISOString(),
     data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
-    storeId: order.store.id,
+    storeId: order.storeId,
     driverId: e.driver_id,
   }));
 }

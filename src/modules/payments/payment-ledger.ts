@@ -7,7 +7,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../common/logger';
 import type { PaymentStatus, ProviderPayment } from '../../common/payment-provider';
 import { appendEvent, orderEnded, OrderEventMessage } from '../orders/order-events';
-import { enqueue } from '../notifications/outbox';
+import { eventOutbox } from '../../common/event-outbox';
 import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';
 import { isFurther, isNews } from './payment-status';
 import { toAmount } from '../../common/money';
@@ -71,7 +71,7 @@ export async function paymentEvent(
     [row.id, status, amountCents, Object.keys(extra).length > 0 ? JSON.stringify(extra) : null],
   );
   if (await orderEnded(tx, row.order_id)) {
-    await enqueue(tx, { paymentEvent: String(news.id) }, row.order_id, {
+    await eventOutbox().write(tx, { paymentEvent: String(news.id) }, row.order_id, {
       type: 'payment',
       status: row.order_status,
       data: { paymentStatus: status },

@@ -9,7 +9,7 @@ import express, { Request, Response, Router } from 'express';
 import { routeNotFound } from '../../common/errors';
 import { ProviderError } from '../../common/payment-provider';
 import type { Logger } from '../../common/logger';
-import type { Orm } from '../../db/orm';
+import type { Orm } from '../../common/entity-manager';
 import type { Services } from '../../context';
 import { applyProviderEvent } from './payment-events.service';
 

@@ -9,7 +9,7 @@ import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames, sqlRowCount } from '../../common/name-search';
 import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
-import { textsBuiltOnce } from '../../db/entity-manager';
+import { textsBuiltOnce } from '../../common/entity-manager';
 import { localTimesAt } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';

@@ -1,31 +1,31 @@
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
-import { VALIDATE_SETTINGS } from '../common/validation';
-import { AdResolver } from '../modules/ads/ad.resolver';
-import { AuthResolver } from '../modules/auth/auth.resolver';
+import { VALIDATE_SETTINGS } from './common/validation';
+import { AdResolver } from './modules/ads/ad.resolver';
+import { AuthResolver } from './modules/auth/auth.resolver';
 import {
   CatalogResolver,
   MenuCategoryFieldsResolver,
   MenuFieldsResolver,
   OptionGroupFieldsResolver,
   ProductFieldsResolver,
-} from '../modules/catalog/catalog.resolver';
-import { MenuManagementResolver } from '../modules/catalog/management.resolver';
-import { DiscoveryResolver } from '../modules/discovery/discovery.resolver';
-import { OfferResolver, StoreOffersFieldResolver } from '../modules/offers/offer.resolver';
-import { AddressResolver } from '../modules/addresses/address.resolver';
-import { DriverResolver } from '../modules/drivers/driver.resolver';
-import { DispatchResolver } from '../modules/orders/dispatch.resolver';
-import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from '../modules/orders/order.resolver';
-import { OrderPaymentFieldsResolver, OrderPaymentHistoryResolver, PaymentResolver } from '../modules/payments/payment.resolver';
-import { TrackingResolver } from '../modules/tracking/tracking.resolver';
-import { StoreCategoryFieldsResolver, StoreResolver } from '../modules/stores/store.resolver';
-import { authChecker, markSignedInFields } from './auth-checker';
-import { refuseControlCharactersInArguments } from './control-characters';
-import { AppPubSub, createAppPubSub } from '../pubsub';
-import { NotificationPreferenceResolver } from '../modules/notifications/preference.resolver';
-import { SentNotificationResolver } from '../modules/notifications/sent-log';
-import { WebPushResolver } from '../modules/notifications/web-push.resolver';
+} from './modules/catalog/catalog.resolver';
+import { MenuManagementResolver } from './modules/catalog/management.resolver';
+import { DiscoveryResolver } from './modules/discovery/discovery.resolver';
+import { OfferResolver, StoreOffersFieldResolver } from './modules/offers/offer.resolver';
+import { AddressResolver } from './modules/addresses/address.resolver';
+import { DriverResolver } from './modules/drivers/driver.resolver';
+import { DispatchResolver } from './modules/orders/dispatch.resolver';
+import { OrderFieldsResolver, OrderItemFieldsResolver, OrderResolver } from './modules/orders/order.resolver';
+import { OrderPaymentFieldsResolver, OrderPaymentHistoryResolver, PaymentResolver } from './modules/payments/payment.resolver';
+import { TrackingResolver } from './modules/tracking/tracking.resolver';
+import { StoreCategoryFieldsResolver, StoreResolver } from './modules/stores/store.resolver';
+import { authChecker, markSignedInFields } from './graphql/auth-checker';
+import { refuseControlCharactersInArguments } from './graphql/control-characters';
+import { AppPubSub, createAppPubSub } from './pubsub';
+import { NotificationPreferenceResolver } from './modules/notifications/preference.resolver';
+import { SentNotificationResolver } from './modules/notifications/sent-log';
+import { WebPushResolver } from './modules/notifications/web-push.resolver';
 
 export const resolvers = [
   AuthResolver,

@@ -4,8 +4,11 @@
  * `raw(...).options({ name })` on MikroORM's pool, its errors converted as MikroORM converts them. (A lean path that drove knex's client by hand, skipping its runner,
  * was dropped in issue 25: it reached into knex's undocumented client.)
  */
-import type { AnyEntity, Configuration, EntityData } from '@mikro-orm/core';
+import type { AnyEntity, Configuration, EntityData, MikroORM } from '@mikro-orm/core';
 import { EntityManager, PostgreSqlDriver } from '@mikro-orm/postgresql';
+
+/** The application's ORM (opened by db/orm.ts `openDatabase`). */
+export type Orm = MikroORM<PostgreSqlDriver>;
 
 /** A value `executePrepared` binds: sent as text, typed by where its placeholder stands. */
 export type PreparedValue = string | number | boolean | null;
