@@ -10,6 +10,9 @@
  *              details, nearby, the home screen, search, the catalog and store products
  *   memory     nearby from the reach index and a map of store cards read at start-up, no
  *              statement per request (scripts/bench-twins/nearby-memory.ts; an experiment)
+ *   ws-broadcast  a bare \`ws\` server (the fan-out's floor, scripts/bench-fanout.ts): each
+ *              \`POST /broadcast?seq=N\` serialises one orderUpdates message stamped with this
+ *              clock once and sends it to every open socket
  *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
  *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
@@ -70,6 +73,34 @@ async function main(kind: string): Promise<void> {
   } else if (kind === 'memory') {
     const { memoryApp } = await import('./bench-twins/nearby-memory');
     ready(http.createServer((await memoryApp(process.env.DATABASE_URL!)).app));
+  } else if (kind === 'ws-broadcast') {
+    const { WebSocketServer } = await import('ws');
+    const server = http.createServer((req, res) => {
+      const seq = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('seq'));
+      // The service's message for the same event, byte for byte but the time.
+      const message = JSON.stringify({
+        id: '1',
+        type: 'next',
+        payload: {
+          data: {
+            orderUpdates: {
+              orderId: 1,
+              seq,
+              type: 'status',
+              status: 'preparing',
+              at: new Date().toISOString(),
+              driverId: null,
+              latitude: null,
+              longitude: null,
+            },
+          },
+        },
+      });
+      for (const socket of wss.clients) socket.send(message);
+      res.end();
+    });
+    const wss = new WebSocketServer({ server });
+    ready(server);
   } else if (kind === 'service') {
     if (process.env.BENCH_RECORD_SQL === '1') recordStatements();
     const { createApp } = await import('../src/app');

@@ -29,20 +29,18 @@
  * answer (status and body, byte for byte, 30 of its path's URLs) differs from the service's.
  */
 import 'reflect-metadata';
-import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import path from 'node:path';
 import { Client } from 'pg';
 import { serverDatabase } from '../src/db/admin';
-import { openDatabase } from '../src/db/orm';
-import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
+import { CASABLANCA } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { capturePlans, formatPlans, groupDigits } from './bench-plans';
 import { BenchDriver, BenchRequest, positionRequests, prepareDrivers } from './bench-drivers';
 import { BenchCustomer, checkoutRequests, prepareCustomers } from './bench-customers';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { prepareCity, rssMb, rssOfPid, Server, ServerKind, startServer, stopServer } from './bench-process';
+import { benchFanout, FanoutResult, printFanout } from './bench-fanout';
 
 // autocannon ships no types; the part used here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -59,9 +57,6 @@ const autocannon = require('autocannon') as (options: {
   timeouts: number;
   non2xx: number;
 }>;
-
-type ServerKind = 'node-http' | 'express' | 'hand' | 'service';
-type Server = { kind: ServerKind; process: ChildProcess; url: string };
 
 /** The issue's goals: share of the Express hello's req/s, and the REST path's cost over a hand-written handler. */
 const GOAL = { nearby: 25, discovery: 10, reads: 25, handCost: 1.3, nearbyP99Ms: 15, discoveryP99Ms: 25, positions: 20, checkouts: 5 };
@@ -116,61 +111,6 @@ async function cityDatabase(stores: number): Promise<string> {
   return serverDatabase(server, `bench_${stores}`, 'keep');
 }
 
-/** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
-async function prepareCity(databaseUrl: string, stores: number) {
-  const db = await openDatabase({ databaseUrl, migrate: false });
-  try {
-    const em = db.orm.em.fork();
-    // A migration may add indexes (and index expressions) to a city built before it: the
-    // planner needs their statistics, or the run measures plans chosen on guesses.
-    const migrator = db.orm.getMigrator();
-    const pending = await migrator.getPendingMigrations();
-    if (pending.length > 0) {
-      console.error(`applying ${pending.length} migration(s) to the ${stores}-store city...`);
-      await migrator.up();
-    }
-    const [{ n }] = await em.execute<{ n: string }[]>('select count(*) as n from stores');
-    if (Number(n) === stores && pending.length > 0) await refreshAfterBulkLoad(em);
-    if (Number(n) !== stores) {
-      console.error(`building a city of ${stores} stores...`);
-      const started = Date.now();
-      await em.transactional(async (tx) => {
-        await resetCatalog(tx);
-        await tx.execute(`truncate users, promo_codes restart identity cascade`);
-        await seedDemoCity(tx, { stores, seed: 7, center: CASABLANCA });
-      });
-      await refreshAfterBulkLoad(em);
-      console.error(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }
-    const sample = await em.execute<{ id: number; slug: string }[]>(
-      `select id, slug from stores where is_active order by md5(id::text) limit 500`,
-    );
-    const [{ size, version }] = await em.execute<{ size: string; version: string }[]>(
-      `select pg_database_size(current_database()) as size, current_setting('server_version') as version`,
-    );
-    return { sample, databaseMb: Number(size) / 2 ** 20, postgres: version };
-  } finally {
-    await db.close();
-  }
-}
-
-function startServer(kind: ServerKind, env: NodeJS.ProcessEnv): Promise<Server> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'bench-servers.ts'), kind], {
-    env,
-    // The IPC channel is how a recording service hands over its statements (bench-plans.ts).
-    stdio: ['ignore', 'pipe', 'inherit', ...(env.BENCH_RECORD_SQL === '1' ? (['ipc'] as const) : [])],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve({ kind, process: child, url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` });
-    });
-    child.on('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
-  });
-}
-
 /**
  * Cancels the queries the bench's servers still run, until none is left: a stopped service's
  * backends finish their statement before noticing the client is gone, and what a warm-up left
@@ -210,21 +150,6 @@ async function oneAtATime(url: string, next: () => BenchRequest, seconds: number
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
   return { p50: at(0.5), p99: at(0.99) };
-}
-
-function stopServer(server: Server): void {
-  server.process.kill();
-}
-
-/** Resident memory of a server process, in MB (Linux /proc). */
-function rssMb(server: Server): number | null {
-  try {
-    const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return kb / 1024;
-  } catch {
-    return null;
-  }
 }
 
 /** Where a run ran: a recorded table says it. */
@@ -414,6 +339,9 @@ async function main() {
       plans: { type: 'string', default: 'compact' },
       cache: { type: 'string', default: 'on' },
       smoke: { type: 'boolean', default: false },
+      followers: { type: 'string', default: '1000' },
+      'fanout-orders': { type: 'string', default: '10' },
+      'fanout-events': { type: 'string', default: '10' },
     },
   });
   const smoke = values.smoke;
@@ -438,7 +366,7 @@ async function main() {
     );
     process.exit(2);
   }
-  const known = benchPaths([{ id: 1, slug: 'x' }], [], []).map((p) => p.id);
+  const known = [...benchPaths([{ id: 1, slug: 'x' }], [], []).map((p) => p.id), 'fanout'];
   const unknown = words?.filter((w) => !known.some((id) => id.startsWith(w)));
   if (unknown?.length) {
     console.error(`--paths: no path starts with ${unknown.join(', ')} (paths: ${known.join(', ')})`);
@@ -454,6 +382,9 @@ async function main() {
     const checkouts = !words || words.some((w) => 'checkouts'.startsWith(w));
     const customers = checkouts ? await prepareCustomers(databaseUrl, smoke ? 50 : BENCH_CUSTOMERS) : [];
     const paths = selectPaths(benchPaths(city.sample, drivers, customers), words);
+    // `--paths fanout` alone runs the fan-out section only (its reference is the bare ws server, not the hellos).
+    const fanout = !words || words.some((w) => 'fanout'.startsWith(w));
+    const loaded = !words || words.some((w) => !'fanout'.startsWith(w));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...BENCH_SERVICE_ENV,
@@ -473,6 +404,30 @@ async function main() {
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} at the start`;
+
+    if (fanout) {
+      const result: FanoutResult = await benchFanout({
+        databaseUrl,
+        env,
+        followers: smoke ? 20 : Number(values.followers),
+        orders: smoke ? 2 : Number(values['fanout-orders']),
+        events: smoke ? 2 : Number(values['fanout-events']),
+        start: async (kind, serverEnv) => {
+          const server = await startServer(kind, serverEnv);
+          return { url: server.url, pid: server.process.pid!, stop: () => stopServer(server) };
+        },
+        rssMb: rssOfPid,
+      });
+      console.log(`\n${header}`);
+      printFanout(result);
+      const faults = [result.service, ...(result.big ? [result.big] : [])].reduce((n, r) => n + r.lost + r.duplicated + r.disorder, 0);
+      if (faults > 0) {
+        console.error(`fanout: ${faults} events lost, duplicated or out of order`);
+        failed = true;
+      }
+      await quietDatabase(databaseUrl, appName);
+    }
+    if (!loaded) continue;
 
     // The plans first, from a recording service of their own (recording is never loaded).
     let planText = '';

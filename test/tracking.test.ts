@@ -154,6 +154,61 @@ describe('subscription orderUpdates', () => {
   });
 });
 
+describe('followers of one order share one feed', () => {
+  it('one bus listener for all of them, each with its own replay and its own shape; the feed goes with the last', async () => {
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await store(id, 'accept');
+    const full = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id });
+    const resumed = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 2 });
+    // Another selection (and an alias) on the same order, by its store's owner.
+    const slim = subscribe<{ n: number; s: string }>(
+      client(t.w.owner.token),
+      `subscription($o: Int!) { u: orderUpdates(orderId: $o) { n: seq s: status } }`,
+      { o: id },
+    );
+    await full.waitFor(2);
+    await slim.waitFor(2);
+    await until(() => t.server.app.listeners(`order:${id}`) === 1, 'one listener for the order');
+    await store(id, 'preparing');
+    await store(id, 'ready');
+    expect((await full.waitFor(4)).map((e) => [e.seq, e.status])).toEqual([
+      [1, 'pending_acceptance'],
+      [2, 'accepted'],
+      [3, 'preparing'],
+      [4, 'ready_for_pickup'],
+    ]);
+    expect((await resumed.waitFor(2)).map((e) => e.seq)).toEqual([3, 4]);
+    expect(await slim.waitFor(4)).toEqual([
+      { n: 1, s: 'pending_acceptance' },
+      { n: 2, s: 'accepted' },
+      { n: 3, s: 'preparing' },
+      { n: 4, s: 'ready_for_pickup' },
+    ]);
+    expect(Object.keys(full.events[2]).sort()).toEqual(['at', 'driverId', 'latitude', 'longitude', 'seq', 'status', 'type']);
+    expect(t.server.app.listeners(`order:${id}`)).toBe(1);
+    // A follower joining the running feed replays from it and goes on with the others.
+    const late = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id, afterSeq: 3 });
+    expect((await late.waitFor(1)).map((e) => e.seq)).toEqual([4]);
+    for (const sub of [full, resumed, slim, late]) sub.unsubscribe();
+    await until(() => t.server.app.listeners(`order:${id}`) === 0, 'the feed to stop listening');
+    expect([full.errors, resumed.errors, slim.errors, late.errors]).toEqual([[], [], [], []]);
+  });
+
+  it('a caller who may not follow the order receives nothing of it, beside followers who may', async () => {
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+    const stranger = await registerCustomer(t.server);
+    const allowed = subscribe<Update>(client(t.w.customer.token), ORDER_UPDATES, { orderId: id });
+    await allowed.waitFor(1);
+    // The same text as the allowed follower's: the refusal is made when subscribing, not by the shared answers.
+    const refused = subscribe<Update>(client(stranger.token), ORDER_UPDATES, { orderId: id });
+    await refused.completed;
+    await store(id, 'accept');
+    await allowed.waitFor(2);
+    expect(refused.events).toEqual([]);
+    expect(JSON.stringify(refused.errors)).toMatch(/No query results for model \[Order\]/);
+  });
+});
+
 describe('subscription storeOrderUpdates', () => {
   it("tells the owner about new and changed orders of their stores, and nobody else's", async () => {
     const sub = subscribe<Update & { orderId: number }>(

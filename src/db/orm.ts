@@ -163,7 +163,7 @@ function migrate(orm: Orm, embedded: boolean, logger?: Logger): Promise<unknown>
 /**
  * Applies the pending migrations while holding a PostgreSQL advisory lock, so that instances
  * starting together apply each migration once: the others wait, then find nothing pending
- * (docs/decisions.md "Migrations run once"). Returns once the schema is at least this code's:
+ * (docs/decisions.md "The deployment kit"). Returns once the schema is at least this code's:
  * an instance serves only after it. The lock is a transaction lock on a connection held aside
  * (knex's transaction) from the ones the migrations run on; it goes if the process dies.
  */

@@ -9,18 +9,31 @@
 import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, OperationTypeNode, specifiedRules, validate } from 'graphql';
+import {
+  DocumentNode,
+  ExecutionArgs,
+  GraphQLError,
+  GraphQLSchema,
+  Kind,
+  OperationDefinitionNode,
+  OperationTypeNode,
+  specifiedRules,
+  validate,
+} from 'graphql';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../common/errors';
 import { clientIp, compileTrust } from '../common/client-ip';
 import { Logger } from '../common/logger';
 import { Config } from '../config';
-import { createContext, Services, Viewer } from '../context';
+import { Context, createContext, Services, Viewer } from '../context';
 import { formatGraphQLError, FormatOptions } from './errors';
 import { limitRules, parseLimited } from './limits';
+import { subscribeShared } from './shared-results';
 import { CLOSE, SocketGuard } from './socket-guard';
 
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 20;
+/** Distinct documents kept parsed and validated (clients send the same few texts). */
+const DOCUMENTS_KEPT = 200;
 
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown; token?: unknown };
 type Extra = { request: IncomingMessage; authorization?: string; viewer?: Viewer };
@@ -64,6 +77,38 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
   const contextFor = (request: IncomingMessage, authorization?: string) =>
     createContext({ em, services, logger, ip: ipOf(request), authorization });
 
+  // A document is parsed and validated once per distinct text (validation reads no variables),
+  // and every subscriber of that text shares it: their answers to an event are computed once
+  // (shared-results.ts), and a thousand subscriptions hold one syntax tree.
+  const documents = new Map<string, DocumentNode>();
+  const checkedDocument = (query: string): { document: DocumentNode } | { errors: readonly GraphQLError[] } => {
+    let document = documents.get(query);
+    if (document) {
+      documents.delete(query); // the most recently used last
+    } else {
+      try {
+        document = parseLimited(query);
+      } catch (error) {
+        return { errors: [error as GraphQLError] };
+      }
+      const errors = validate(schema, document, rules);
+      if (errors.length > 0) return { errors }; // refusals are not kept: any text can be sent
+      if (documents.size >= DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!);
+    }
+    documents.set(query, document);
+    return { document };
+  };
+  /**
+   * Once a subscription is set up, it keeps a context without the set-up's entity manager (and
+   * the entities it loaded): the caller and the services are what its answers may need.
+   */
+  const settled = async (args: ExecutionArgs) => {
+    const setUp = args.contextValue as Context;
+    const kept = await createContext({ em, services, logger, ip: setUp.ip, requestId: setUp.requestId, locale: setUp.locale });
+    kept.viewer = setUp.viewer;
+    args.contextValue = kept;
+  };
+
   const revocations = services.tokenEvents.subscribe('revoked');
   void (async () => {
     for await (const { jti } of revocations) guard.revoked(jti);
@@ -94,14 +139,9 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
             }),
           ];
         }
-        let document;
-        try {
-          document = parseLimited(payload.query);
-        } catch (error) {
-          return [error as GraphQLError];
-        }
-        const errors = validate(schema, document, rules);
-        if (errors.length > 0) return errors;
+        const checked = checkedDocument(payload.query);
+        if (!('document' in checked)) return checked.errors;
+        const { document } = checked;
         const operation = document.definitions.find(
           (d): d is OperationDefinitionNode =>
             d.kind === Kind.OPERATION_DEFINITION && (!payload.operationName || d.name?.value === payload.operationName),
@@ -118,6 +158,11 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
         if (!contextValue.viewer)
           return [new GraphQLError(contextValue.authError?.message ?? 'Unauthenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+      },
+      subscribe: async (args) => {
+        const result = await subscribeShared(args);
+        await settled(args);
+        return result;
       },
       // The same shapes as /graphql: codes, no suggestions in production, internal errors masked.
       onError: (_ctx, _id, _payload, errors) => {

@@ -102,8 +102,17 @@ export function subscribeEvents(pubSub: AppPubSub, topic: string): AsyncIterable
 
 /** Stored events after `afterSeq`, as subscribers receive them (the replay of a resume). */
 export async function eventsAfter(ctx: Context, order: Order, afterSeq: number): Promise<OrderEventMessage[]> {
+  return storedEventsAfter(ctx.em, { id: order.id, storeId: order.store.id }, afterSeq);
+}
+
+/** The same, for an order known by its id and store (a feed shared by its followers reads on its own fork). */
+export async function storedEventsAfter(
+  em: EntityManager,
+  order: { id: number; storeId: number },
+  afterSeq: number,
+): Promise<OrderEventMessage[]> {
   // Raw rows: a long-lived subscription must not fill its EntityManager with events.
-  const rows = await ctx.em.execute<
+  const rows = await em.execute<
     {
       seq: number;
       type: OrderEventType;
@@ -124,7 +133,7 @@ export async function eventsAfter(ctx: Context, order: Order, afterSeq: number):
     status: e.status,
     at: new Date(e.created_at).toISOString(),
     data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
-    storeId: order.store.id,
+    storeId: order.storeId,
     driverId: e.driver_id,
   }));
 }

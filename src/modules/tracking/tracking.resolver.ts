@@ -1,6 +1,7 @@
-import { Arg, Authorized, Int, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Extensions, Int, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import { Context } from '../../context';
+import { SHARED_RESULT } from '../../graphql/shared-results';
 import { requireDriver } from '../drivers/driver.service';
 import { OrderEventMessage } from '../orders/order-events';
 import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
@@ -9,7 +10,11 @@ import { OrderUpdate, toUpdate } from './tracking.types';
 
 type Data<Args> = SubscribeResolverData<unknown, Args, Context>;
 
-/** Every subscription needs a caller (the websocket refuses anonymous connections too). */
+/**
+ * Every subscription needs a caller (the websocket refuses anonymous connections too). Who may
+ * follow what is decided in `subscribe`; an event's answer depends on the event and the
+ * selection only, so it is computed once for all who share the selection (SHARED_RESULT).
+ */
 @Authorized()
 @Resolver()
 export class TrackingResolver {
@@ -17,6 +22,7 @@ export class TrackingResolver {
     description: 'Status changes and driver positions of one order, until it ends. Resume with the last seq seen.',
     subscribe: ({ args, context }: Data<{ orderId: number; afterSeq: number }>) => orderStream(context, args.orderId, args.afterSeq),
   })
+  @Extensions({ [SHARED_RESULT]: true })
   orderUpdates(
     @Root() event: OrderEventMessage,
     @Arg('orderId', () => Int) _orderId: number,
@@ -30,6 +36,7 @@ export class TrackingResolver {
     subscribe: async ({ args, context }: Data<{ storeId?: number | null }>) =>
       storesStream(context, args.storeId != null ? [(await requireOwnedStore(context, args.storeId)).id] : await ownedStoreIds(context)),
   })
+  @Extensions({ [SHARED_RESULT]: true })
   storeOrderUpdates(@Root() event: OrderEventMessage, @Arg('storeId', () => Int, { nullable: true }) _storeId: number | null): OrderUpdate {
     return toUpdate(event);
   }
@@ -38,6 +45,7 @@ export class TrackingResolver {
     description: 'Orders assigned to the calling driver, and their changes.',
     subscribe: async ({ context }: Data<object>) => driverStream(context, (await requireDriver(context)).id),
   })
+  @Extensions({ [SHARED_RESULT]: true })
   driverOrderUpdates(@Root() event: OrderEventMessage): OrderUpdate {
     return toUpdate(event);
   }
