@@ -1,7 +1,7 @@
 /**
- * The customers of the bench's checkout path (issue 26): `count` customers of the bench city
- * (created once, phones +2127000xxxxx), each with one saved address ~100 m from a store of
- * their own that is open now and in an hour, and an access token each, signed as the service
+ * The customers of the bench's checkout path (issue 26) and of `npm run peak`: `count`
+ * customers of the bench city (created once, phones +2127000xxxxx), each with one saved address
+ * ~100 m from a store of their own (or shared: `storeCount`) that is open now and in an hour, and an access token each, signed as the service
  * signs them. Each request of the path is another customer (round robin) ordering from their
  * store a varied cart: 1–3 lines of its visible products that need no choice, quantity 1–3,
  * sometimes an optional option value and a supplement; every request carries a new
@@ -33,7 +33,8 @@ export interface BenchCustomer {
   menu: MenuItem[];
 }
 
-export async function prepareCustomers(databaseUrl: string, count: number): Promise<BenchCustomer[]> {
+/** `count` customers, of `storeCount` stores (customer k orders from store k mod storeCount). */
+export async function prepareCustomers(databaseUrl: string, count: number, storeCount = count): Promise<BenchCustomer[]> {
   const rnd = new Random(28);
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
@@ -49,9 +50,10 @@ export async function prepareCustomers(databaseUrl: string, count: number): Prom
               where p.store_id = s.id and p.is_active and m.is_active
                 and not exists (select 1 from product_option_groups g where g.product_id = p.id and g.is_required)) >= 2
        order by md5(s.id::text) limit $3`,
-      [timesNow, timesLater, count],
+      [timesNow, timesLater, storeCount],
     );
-    if (stores.length < count) throw new Error(`the bench city has ${stores.length} stores open for the next hour, ${count} wanted`);
+    if (stores.length < storeCount)
+      throw new Error(`the bench city has ${stores.length} stores open for the next hour, ${storeCount} wanted`);
     const { rows: products } = await client.query<{
       store_id: number;
       id: number;
@@ -88,7 +90,9 @@ export async function prepareCustomers(databaseUrl: string, count: number): Prom
     );
     // A new address each run, near this run's store (a store may have closed since the last).
     await client.query(`delete from user_addresses where user_id = any($1::int[]) and label = 'Bench'`, [users.map((u) => u.id)]);
-    const points = stores.map((s) => ({ lat: s.latitude + (rnd.next() - 0.5) * 0.002, lng: s.longitude + (rnd.next() - 0.5) * 0.002 }));
+    const points = users
+      .map((_, k) => stores[k % stores.length])
+      .map((s) => ({ lat: s.latitude + (rnd.next() - 0.5) * 0.002, lng: s.longitude + (rnd.next() - 0.5) * 0.002 }));
     const { rows: addresses } = await client.query<{ id: number; user_id: number }>(
       `insert into user_addresses (user_id, label, line1, city, latitude, longitude)
        select u, 'Bench', '1 Rue du Bench', 'Casablanca', lat, lng from unnest($1::int[], $2::float8[], $3::float8[]) as a(u, lat, lng)
@@ -100,8 +104,8 @@ export async function prepareCustomers(databaseUrl: string, count: number): Prom
     return users.map((u, k) => ({
       userId: u.id,
       addressId: addressOf.get(u.id)!,
-      storeId: stores[k].id,
-      menu: menus.get(stores[k].id)!,
+      storeId: stores[k % stores.length].id,
+      menu: menus.get(stores[k % stores.length].id)!,
       token: jwt.sign({}, jwtConfig.secret, {
         algorithm: 'HS256',
         expiresIn: 3600,

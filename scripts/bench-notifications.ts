@@ -5,12 +5,16 @@
  *     checkout's answer (just after its commit) to the fake receiving the owner's push — and,
  *     as an upper bound, from the checkout's request — p50 / p99 / max;
  *  2. checkout throughput with and without notifications (the outbox rows and their sending),
- *     alternated in one run, as a ratio.
+ *     alternated in one run, as a ratio; beside it the CPU each checkout cost, this process's
+ *     (service, worker, the fake FCM and the load client) and its PostgreSQL backends' (read from
+ *     /proc when the server runs on this machine), which the machine's other work disturbs less
+ *     than the throughput.
  * With --web-push the owner's browser is subscribed too (a local fake push service that checks
  * VAPID and decrypts): every order is then two sends, and its latency is printed beside FCM's.
  * Needs DATABASE_URL (a database of its own is created and dropped).
  *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 150] [--rounds 3] [--concurrency 8] [--web-push]
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FakeFcm } from '../test/helpers/fake-fcm';
 import { FakePushService } from '../test/helpers/fake-push-service';
@@ -19,6 +23,20 @@ import { signInDevice, NOTIFY_ENV } from '../test/helpers/notifications';
 import { orderWorld, placeOrder } from '../test/helpers/orders';
 import { startTestServer } from '../test/helpers/server';
 import { outboxSettings } from '../src/modules/notifications/outbox';
+
+/** CPU seconds (user + system) of some processes, from /proc (0 for those gone or unreadable). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // gone, or not on this machine
+    }
+  }
+  return ticks / 100;
+}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -101,11 +119,21 @@ async function main() {
     // 2. Checkout throughput, with and without notifications, alternated.
     const checkouts = Number(values.checkouts);
     const concurrency = Number(values.concurrency);
+    const backends = async () =>
+      (
+        await server.db.orm.em
+          .fork()
+          .execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
+      ).map((row) => row.pid);
+    const cpu: { node: number; postgres: number }[][] = [[], []];
     const run = async (notify: boolean) => {
       outboxSettings.enabled = notify;
       if (notify) server.app.notifications.start();
       else await server.app.notifications.stop();
       let next = 0;
+      const pids = await backends();
+      const postgres0 = cpuSeconds(pids);
+      const node0 = process.cpuUsage();
       const began = performance.now();
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
@@ -115,7 +143,18 @@ async function main() {
           }
         }),
       );
+      if (notify) {
+        // Every push these checkouts caused is sent within the round, its time and CPU counted.
+        await server.app.notifications.stop();
+        await server.app.notifications.drain();
+      }
       const perSecond = checkouts / ((performance.now() - began) / 1000);
+      const node = process.cpuUsage(node0);
+      const added = (await backends()).filter((pid) => !pids.includes(pid));
+      cpu[notify ? 1 : 0].push({
+        node: (node.user + node.system) / 1000 / checkouts,
+        postgres: ((cpuSeconds([...pids, ...added]) - postgres0) * 1000) / checkouts,
+      });
       return perSecond;
     };
     const on: number[] = [];
@@ -129,6 +168,12 @@ async function main() {
     console.log(`  without notifications: ${off.map((x) => x.toFixed(1)).join(', ')} (median ${median(off).toFixed(1)})`);
     console.log(`  with notifications:    ${on.map((x) => x.toFixed(1)).join(', ')} (median ${median(on).toFixed(1)})`);
     console.log(`  with / without: ${(median(on) / median(off)).toFixed(2)}`);
+    const each = (xs: { node: number; postgres: number }[]) => xs.map((x) => `${x.node.toFixed(1)}+${x.postgres.toFixed(1)}`).join(', ');
+    const total = (xs: { node: number; postgres: number }[]) => median(xs.map((x) => x.node + x.postgres));
+    console.log(`CPU ms per checkout, this process + its PostgreSQL backends (each round):`);
+    console.log(`  without notifications: ${each(cpu[0])} (median total ${total(cpu[0]).toFixed(1)})`);
+    console.log(`  with notifications:    ${each(cpu[1])} (median total ${total(cpu[1]).toFixed(1)})`);
+    console.log(`  without / with: ${(total(cpu[0]) / total(cpu[1])).toFixed(2)}`);
   } finally {
     outboxSettings.enabled = true;
     await server.close();

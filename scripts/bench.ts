@@ -32,20 +32,17 @@
  * answer (status and body, byte for byte, 30 of its path's URLs) differs from the service's.
  */
 import 'reflect-metadata';
-import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import path from 'node:path';
 import { Client } from 'pg';
 import { serverDatabase } from '../src/db/admin';
-import { openDatabase } from '../src/db/orm';
-import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
+import { CASABLANCA } from '../src/db/seed/demo-city';
 import { Random } from '../src/db/seed/random';
 import { capturePlans, formatPlans, groupDigits } from './bench-plans';
 import { BenchDriver, BenchRequest, positionRequests, prepareDrivers } from './bench-drivers';
 import { BenchCustomer, checkoutRequests, prepareCustomers } from './bench-customers';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { prepareCity, rssMb, rssOfPid, Server, ServerKind, startServer, stopServer } from './bench-process';
 import { benchFanout, FanoutResult, printFanout } from './bench-fanout';
 
 // autocannon ships no types; the part used here.
@@ -63,9 +60,6 @@ const autocannon = require('autocannon') as (options: {
   timeouts: number;
   non2xx: number;
 }>;
-
-type ServerKind = 'node-http' | 'express' | 'hand' | 'service' | 'ws-broadcast';
-type Server = { kind: ServerKind; process: ChildProcess; url: string };
 
 /** The issue's goals: share of the Express hello's req/s, and the REST path's cost over a hand-written handler. */
 const GOAL = { nearby: 25, discovery: 10, reads: 25, handCost: 1.3, nearbyP99Ms: 15, discoveryP99Ms: 25, positions: 20, checkouts: 5 };
@@ -120,61 +114,6 @@ async function cityDatabase(stores: number): Promise<string> {
   return serverDatabase(server, `bench_${stores}`, 'keep');
 }
 
-/** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
-async function prepareCity(databaseUrl: string, stores: number) {
-  const db = await openDatabase({ databaseUrl, migrate: false });
-  try {
-    const em = db.orm.em.fork();
-    // A migration may add indexes (and index expressions) to a city built before it: the
-    // planner needs their statistics, or the run measures plans chosen on guesses.
-    const migrator = db.orm.getMigrator();
-    const pending = await migrator.getPendingMigrations();
-    if (pending.length > 0) {
-      console.error(`applying ${pending.length} migration(s) to the ${stores}-store city...`);
-      await migrator.up();
-    }
-    const [{ n }] = await em.execute<{ n: string }[]>('select count(*) as n from stores');
-    if (Number(n) === stores && pending.length > 0) await refreshAfterBulkLoad(em);
-    if (Number(n) !== stores) {
-      console.error(`building a city of ${stores} stores...`);
-      const started = Date.now();
-      await em.transactional(async (tx) => {
-        await resetCatalog(tx);
-        await tx.execute(`truncate users, promo_codes restart identity cascade`);
-        await seedDemoCity(tx, { stores, seed: 7, center: CASABLANCA });
-      });
-      await refreshAfterBulkLoad(em);
-      console.error(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }
-    const sample = await em.execute<{ id: number; slug: string }[]>(
-      `select id, slug from stores where is_active order by md5(id::text) limit 500`,
-    );
-    const [{ size, version }] = await em.execute<{ size: string; version: string }[]>(
-      `select pg_database_size(current_database()) as size, current_setting('server_version') as version`,
-    );
-    return { sample, databaseMb: Number(size) / 2 ** 20, postgres: version };
-  } finally {
-    await db.close();
-  }
-}
-
-function startServer(kind: ServerKind, env: NodeJS.ProcessEnv): Promise<Server> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'bench-servers.ts'), kind], {
-    env,
-    // The IPC channel is how a recording service hands over its statements (bench-plans.ts).
-    stdio: ['ignore', 'pipe', 'inherit', ...(env.BENCH_RECORD_SQL === '1' ? (['ipc'] as const) : [])],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve({ kind, process: child, url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` });
-    });
-    child.on('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
-  });
-}
-
 /**
  * Cancels the queries the bench's servers still run, until none is left: a stopped service's
  * backends finish their statement before noticing the client is gone, and what a warm-up left
@@ -214,25 +153,6 @@ async function oneAtATime(url: string, next: () => BenchRequest, seconds: number
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
   return { p50: at(0.5), p99: at(0.99) };
-}
-
-function stopServer(server: Server): void {
-  server.process.kill();
-}
-
-/** Resident memory of a server process, in MB (Linux /proc). */
-function rssMb(server: Server): number | null {
-  return rssOfPid(server.process.pid!);
-}
-
-function rssOfPid(pid: number): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return kb / 1024;
-  } catch {
-    return null;
-  }
 }
 
 /** Where a run ran: a recorded table says it. */

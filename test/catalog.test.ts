@@ -2,6 +2,7 @@
 import { Factory } from './helpers/factories';
 import { useTestServer } from './helpers/setup';
 import { TestServer } from './helpers/server';
+import { countStatements } from './helpers/statements';
 import { localTimesAt } from '../src/modules/stores/local-time';
 
 let server: TestServer;
@@ -125,14 +126,9 @@ describe('GET /api/v1/store/stores/{id}/catalog', () => {
 
   it('loads in a bounded number of SQL statements whatever the menu size', async () => {
     const statementsFor = async (storeId: number) => {
-      let statements = 0;
-      const knex = server.db.orm.em.getConnection().getKnex();
-      const onQuery = () => statements++;
-      knex.on('query', onQuery);
-      const res = await server.http.get(`/api/v1/store/stores/${storeId}/catalog`);
-      knex.off('query', onQuery);
+      const { count, result: res } = await countStatements(server.db.orm, () => server.http.get(`/api/v1/store/stores/${storeId}/catalog`));
       expect(res.status).toBe(200);
-      return statements;
+      return count;
     };
     const small = await make.storeWithProducts(1);
     await make.optionGroup(small.products[0]);

@@ -2,6 +2,7 @@
 import { CASABLANCA, Factory, northOf } from './helpers/factories';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
+import { countStatements } from './helpers/statements';
 
 let server: TestServer;
 let make: Factory;
@@ -231,17 +232,9 @@ describe('GET /api/v1/homepage', () => {
 
 /** The SQL statements one GET of `path` sends (the ORM's knex emits one `query` event each); it must answer 200. */
 async function statementsOf(path: string): Promise<number> {
-  let statements = 0;
-  const knex = server.db.orm.em.getConnection().getKnex();
-  const onQuery = () => statements++;
-  knex.on('query', onQuery);
-  try {
-    const res = await computing.http.get(path);
-    expect(res.status).toBe(200);
-  } finally {
-    knex.off('query', onQuery);
-  }
-  return statements;
+  const { count, result: res } = await countStatements(server.db.orm, () => computing.http.get(path));
+  expect(res.status).toBe(200);
+  return count;
 }
 
 describe('GET /api/v1/global/search', () => {

@@ -1,13 +1,14 @@
 /**
  * The application's EntityManager (src/common/entity-manager.ts): `executePrepared` (a named
- * prepared statement, its values bound) answers what `execute` answers, fails as it fails, and
- * keeps the serving pool's session limits; inside a transaction it runs on the transaction's
- * connection.
+ * prepared statement on the serving ORM's read pool, its values bound) answers what `execute`
+ * answers, fails as it fails, and keeps the serving pool's session limits; inside a transaction
+ * it runs on the transaction's connection.
  */
 import 'reflect-metadata';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
 import { AppEntityManager, executePrepared } from '../src/common/entity-manager';
+import { databaseFault } from '../src/common/database-faults';
 import { openTestDatabase } from './helpers/database';
 
 let db: Database;
@@ -22,21 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.close();
 });
-
-/** The statement names and values knex's client sent while `work` ran. */
-async function sentQueries(work: () => Promise<unknown>): Promise<{ name?: string; bindings: unknown[] }[]> {
-  const client = db.orm.em.getConnection().getKnex().client as { _query(connection: unknown, obj: unknown): Promise<unknown> };
-  const spy = jest.spyOn(client, '_query');
-  try {
-    await work();
-    return spy.mock.calls.map(([, obj]) => {
-      const { options, bindings } = obj as { options?: { name: string }; bindings: unknown[] };
-      return { name: options?.name, bindings };
-    });
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 describe('executePrepared', () => {
   const sql = `select ?::text as text, ?::int as n, ll_to_earth(?, ?)::text as here, ?::boolean as yes, ?::text as nothing, x
@@ -53,14 +39,35 @@ describe('executePrepared', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ text: `it's a "quote"? \\ yes`, n: 42, yes: true, nothing: null, x: 1 });
 
-    const sent = await sentQueries(async () => {
-      await executePrepared(em, sql, params);
-      await executePrepared(em, sql, [...params.slice(0, 6), 3]);
-    });
-    expect(sent).toHaveLength(2);
-    expect(sent[0].name).toMatch(/^app_read_\d+$/);
-    expect(sent[1].name).toBe(sent[0].name);
-    expect(sent[1].bindings).toEqual([...params.slice(0, 6), 3]);
+    // Prepared once on the read pool's connection (the test's pool has one), named, its values bound.
+    await executePrepared(em, sql, [...params.slice(0, 6), 3]);
+    const prepared = await executePrepared<{ name: string; statement: string }>(
+      em,
+      `select name, statement from pg_prepared_statements where statement like ?`,
+      ['%generate_series%'],
+    );
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0].name).toMatch(/^app_read_\d+$/);
+    expect(prepared[0].statement).toContain('where x <= $7');
+    expect(prepared[0].statement).not.toContain('quote');
+  });
+
+  it("reads on sessions like the ORM's: the same limits and session name", async () => {
+    const em = db.orm.em.fork();
+    const settings = `select current_setting('statement_timeout') as statement, current_setting('lock_timeout') as lock,
+                             current_setting('idle_in_transaction_session_timeout') as idle, current_setting('application_name') as app`;
+    expect(await executePrepared(em, settings, [])).toEqual(await em.execute(settings));
+  });
+
+  it('answers a busy fault (503) when no read connection comes free within the acquire timeout', async () => {
+    const em = db.orm.em.fork();
+    const holding = executePrepared(em, 'select pg_sleep(?)', [0.8]);
+    const error = await executePrepared(em, 'select 1 as one', []).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await holding;
+    expect(databaseFault(error)).toMatchObject({ code: 'UNAVAILABLE' });
   });
 
   it('refuses lists and objects, fails as execute fails, and keeps the session limits', async () => {

@@ -106,7 +106,9 @@ describe('the outbox honours them', () => {
     await placeOrder(t.server, t.w);
     expect(await sql(`select count(*)::int as n from notification_outbox where kind = 'new_order'`)).toEqual([{ n: 1 }]);
 
-    expect((await put({ channels: { push: true } }, STORE_PATH, t.w.owner.token)).status).toBe(200);
+    // Quiet hours all day long hold marketing-type messages only: the new order still goes.
+    const allDay = { start: '00:00', end: '23:59', timezone: 'Africa/Casablanca' };
+    expect((await put({ channels: { push: true }, quiet_hours: allDay }, STORE_PATH, t.w.owner.token)).status).toBe(200);
     await placeOrder(t.server, t.w);
     await eventually(() => expect(t.fcm.received.map((p) => [p.token, p.data.type])).toEqual([['owner-token', 'new_order']]));
     expect(newOrders()).toHaveLength(1);

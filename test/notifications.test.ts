@@ -9,6 +9,7 @@ import { registerCustomer } from './helpers/auth';
 import { eventually, NOTIFY_ENV, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { startTestServer } from './helpers/server';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
+import { backoff } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 
 const t = useNotifyWorld();
@@ -186,6 +187,42 @@ describe('delivery', () => {
     );
   });
 
+  it("a 429's Retry-After postpones the row by what FCM asked, its error kept; once due again it is sent", async () => {
+    await devices();
+    t.fcm.failNext(429, 1, '30');
+    await order();
+    const [row] = await eventually(async () => {
+      const rows = await sql(
+        `select status, attempts, last_error, extract(epoch from due_at - now())::float8 as wait from notification_outbox where kind = 'new_order'`,
+      );
+      expect(rows).toEqual([
+        { status: 'pending', attempts: 1, last_error: 'FCM answered 429 RESOURCE_EXHAUSTED', wait: expect.any(Number) },
+      ]);
+      return rows;
+    });
+    expect(Number(row.wait)).toBeGreaterThan(25);
+    expect(Number(row.wait)).toBeLessThanOrEqual(30);
+    expect(kinds('owner-token')).toEqual([]);
+    await sql(`update notification_outbox set due_at = now() where kind = 'new_order'`);
+    t.server.app.notifications.kick();
+    await eventually(() => expect(kinds('owner-token')).toEqual(['new_order']));
+  });
+
+  it('backoff: a random wait in the upper half of a ceiling that doubles per attempt, at most an hour', () => {
+    const waits = (attempt: number) => Array.from({ length: 200 }, () => backoff(attempt, 2000));
+    for (const [attempt, ceiling] of [
+      [1, 2000],
+      [2, 4000],
+      [4, 16_000],
+    ]) {
+      const w = waits(attempt);
+      expect(Math.min(...w)).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(Math.max(...w)).toBeLessThanOrEqual(ceiling);
+      expect(new Set(w).size).toBeGreaterThan(150); // jittered: instances retrying together spread out
+    }
+    expect(Math.max(...waits(40))).toBeLessThanOrEqual(3_600_000);
+  });
+
   it('gives up after NOTIFICATIONS_MAX_ATTEMPTS and keeps the reason', async () => {
     await devices();
     t.fcm.failNext(500, 10);
@@ -251,14 +288,14 @@ describe('outbox', () => {
 });
 
 describe('two instances on one database', () => {
-  it('N new orders → N pushes to each of the owner’s devices, none twice, none missing', async () => {
+  it('500 new orders → 500 pushes to each of the owner’s devices, none twice, none missing', async () => {
     await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
     await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-phone', pushToken: 'owner-phone-token' });
     const second = await startTestServer({ ...NOTIFY_ENV, ...t.fcm.env() }, t.server.db);
     const first = t.server.app.notifications;
     await first.stop();
     await second.app.notifications.stop();
-    const N = 100;
+    const N = 500;
     try {
       // Written while no worker runs, then both start at once and compete for the same rows.
       const ids: number[] = [];

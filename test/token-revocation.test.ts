@@ -6,7 +6,7 @@
 import { registerCustomer } from './helpers/auth';
 import { startTestServer, TestServer } from './helpers/server';
 import { useTestServer } from './helpers/setup';
-import { countStatements } from './helpers/statements';
+import { countStatements, watchStatements } from './helpers/statements';
 import { until } from './helpers/ws';
 
 let server: TestServer;
@@ -14,16 +14,13 @@ useTestServer((s) => (server = s));
 
 const me = (s: TestServer, token: string) => s.http.get('/v1/auth/customer/me', { token });
 const lookups = async (s: TestServer, call: () => Promise<unknown>) => {
-  let n = 0;
-  const knex = s.db.orm.em.getConnection().getKnex();
-  const onQuery = (q: { sql: string }) => void (/revoked_tokens/.test(q.sql) && n++);
-  knex.on('query', onQuery);
+  const watch = watchStatements(s.db.orm);
   try {
     await call();
   } finally {
-    knex.off('query', onQuery);
+    watch.stop();
   }
-  return n;
+  return watch.stop().filter((sql) => /revoked_tokens/.test(sql)).length;
 };
 
 it('looks a token up in revoked_tokens once, then trusts it for the recheck interval', async () => {

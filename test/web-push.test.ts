@@ -147,6 +147,20 @@ describe('sending', () => {
     ]);
   });
 
+  it('an owner who turned Web Push off in the preferences hears nothing in the browser (WhatsApp instead); turned on again, the browser hears', async () => {
+    const owner = t.webPush.subscribe();
+    expect((await save(t.w.owner.token, owner)).status).toBe(201);
+    const prefs = (web_push: boolean) =>
+      t.server.http.put('/api/v1/store/notification-preferences', { channels: { web_push } }, { token: t.w.owner.token });
+    expect((await prefs(false)).status).toBe(200);
+    await order();
+    await eventually(() => expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1));
+    expect(await sql(`select count(*)::int as n from notification_outbox where channel = 'web_push'`)).toEqual([{ n: 0 }]);
+    expect((await prefs(true)).status).toBe(200);
+    const id = await order();
+    await eventually(() => expect(t.webPush.to(owner.endpoint).map((p) => p.payload.data.order_id)).toEqual([String(id)]));
+  });
+
   it('429 and 500 from the push service are retried', async () => {
     const owner = t.webPush.subscribe();
     expect((await save(t.w.owner.token, owner)).status).toBe(201);

@@ -21,7 +21,9 @@ export function databaseFault(error: unknown): AppError | undefined {
     const busy =
       (code && (BUSY_STATES.has(code) || UNREACHABLE.has(code))) ||
       cause.name === 'KnexTimeoutError' ||
-      (typeof cause.message === 'string' && cause.message.startsWith('Knex: Timeout acquiring a connection'));
+      (typeof cause.message === 'string' &&
+        // The ORM's pool (knex) and the read pool (pg's) when no connection came free in time.
+        (cause.message.startsWith('Knex: Timeout acquiring a connection') || cause.message === 'timeout exceeded when trying to connect'));
     if (busy) return new AppError('UNAVAILABLE', 'The service is busy. Please try again shortly.', { retryAfter: RETRY_AFTER_SECONDS });
     cause = cause.cause as typeof cause;
   }

@@ -1,11 +1,13 @@
 /**
  * The application's EntityManager (MikroORM's `entityManager` option: every fork is one): adds
- * `executePrepared`, a raw read sent as a named prepared statement through knex's public
- * `raw(...).options({ name })` on MikroORM's pool, its errors converted as MikroORM converts them. (A lean path that drove knex's client by hand, skipping its runner,
- * was dropped in issue 25: it reached into knex's undocumented client.)
+ * `executePrepared`, the hot reads' way to the database: a named prepared statement sent on the
+ * serving ORM's read pool (`pg`'s documented `Pool.query`; db/orm.ts `openDatabase` attaches
+ * it), or through knex's public `raw(...).options({ name })` where there is none (the embedded
+ * database, scripts). Its errors are converted as MikroORM converts them.
  */
 import type { AnyEntity, Configuration, EntityData, MikroORM } from '@mikro-orm/core';
 import { EntityManager, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 
 /** The application's ORM (opened by db/orm.ts `openDatabase`). */
 export type Orm = MikroORM<PostgreSqlDriver>;
@@ -23,6 +25,23 @@ const sharedSessions = new WeakSet<Configuration>();
 export function unnamedStatementsOnly(orm: { config: Configuration }): void {
   sharedSessions.add(orm.config);
 }
+
+/**
+ * The read pool of each serving ORM: executePrepared's statements skip knex's builder and
+ * runner, which cost 10–25 % of nearby's and store details' req/s (docs/perf/2026-11-26-read-pool.md).
+ */
+const readPools = new WeakMap<Configuration, Pool>();
+
+export function useReadPool(orm: { config: Configuration }, pool: Pool): void {
+  readPools.set(orm.config, pool);
+}
+
+export function readPoolOf(orm: { config: Configuration }): Pool | undefined {
+  return readPools.get(orm.config);
+}
+
+/** Each text with its `?` placeholders numbered (`$1`...), as knex numbers them: a text's numbering depends on the text alone. */
+const nativeTexts = new Map<string, string>();
 
 /**
  * Each distinct text `executePrepared` has sent, by its statement name. The texts come from code
@@ -80,11 +99,26 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     }
     const text = config.get('onQuery')(sql, params);
     const name = sharedSessions.has(config) ? undefined : statementName(text);
-    const raw = this.getKnex().raw(text, params);
+    const pool = readPools.get(config);
     try {
-      // knex's own runner (the pool, its acquire timeout), values bound; errors as MikroORM's exceptions.
-      const result = (await (name ? raw.options({ name }) : raw)) as { rows: T[] };
-      return result.rows;
+      if (pool) {
+        let native = nativeTexts.get(text);
+        if (native === undefined) {
+          native = this.getKnex().raw(text, params).toSQL().toNative().sql;
+          if (nativeTexts.size < MAX_NAMED_STATEMENTS) nativeTexts.set(text, native);
+        }
+        const sent = native;
+        return (
+          await pool.query<T>({ name, text: sent, values: params }).catch((error: Error) => {
+            // Named by its statement in the logs, as knex names the ORM's.
+            if (typeof (error as { code?: unknown }).code === 'string') error.message = `${sent} - ${error.message}`;
+            throw error;
+          })
+        ).rows;
+      }
+      // knex's own runner (the pool, its acquire timeout), values bound.
+      const raw = this.getKnex().raw(text, params);
+      return ((await (name ? raw.options({ name }) : raw)) as { rows: T[] }).rows;
     } catch (error) {
       throw this.getDriver().convertException(error as Error);
     }

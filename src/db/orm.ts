@@ -7,7 +7,8 @@ import { DataloaderType, MikroORM, Options } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
-import { AppEntityManager, Orm, unnamedStatementsOnly } from '../common/entity-manager';
+import { Pool, PoolConfig } from 'pg';
+import { AppEntityManager, Orm, unnamedStatementsOnly, useReadPool } from '../common/entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
 
@@ -74,6 +75,32 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
   };
 }
 
+/**
+ * The serving ORM's read pool (common/entity-manager.ts `executePrepared`): `pg`'s own pool on
+ * MikroORM's connection options (the same server, session name and type parsers), with the
+ * same session limits and acquire timeout, half the ORM's size. Not on the embedded database,
+ * which has connections to spare for no second pool.
+ */
+function readPool(orm: Orm, poolMax: number, limits: SessionLimits, logger?: Logger): Pool {
+  // The server and type parsers MikroORM gives knex (knex types `types` more loosely than pg), and this pool's session name.
+  const { types, ...server } = orm.em.getConnection().getConnectionOptions();
+  const { connection } = orm.config.get<'driverOptions', { connection?: PoolConfig }>('driverOptions');
+  const pool = new Pool({
+    ...server,
+    ...connection,
+    types: types as PoolConfig['types'],
+    max: Math.max(1, Math.ceil(poolMax / 2)),
+    connectionTimeoutMillis: limits.acquireTimeoutMs,
+    options:
+      `-c statement_timeout=${Math.floor(limits.statementTimeoutMs)} -c lock_timeout=${Math.floor(limits.lockTimeoutMs)} ` +
+      `-c idle_in_transaction_session_timeout=${Math.floor(limits.idleInTransactionTimeoutMs)}`,
+  });
+  // An idle connection the server closed (a restart) is an error event of the pool's, not a crash.
+  pool.on('error', (error) => logger?.warn({ err: error }, 'read pool: an idle connection failed'));
+  useReadPool(orm, pool);
+  return pool;
+}
+
 export interface Database {
   orm: Orm;
   embedded: boolean;
@@ -106,10 +133,12 @@ export async function openDatabase(opts: {
     const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
     if (embedded) unnamedStatementsOnly(orm);
     if (opts.migrate !== false && !opts.limits) await migrate(orm, Boolean(embedded), opts.logger);
+    const reads = opts.limits && !embedded ? readPool(orm, poolMax, opts.limits, opts.logger) : undefined;
     return {
       orm,
       embedded: Boolean(embedded),
       async close() {
+        await reads?.end();
         await orm.close(true);
         await embedded?.stop();
       },
@@ -134,7 +163,7 @@ function migrate(orm: Orm, embedded: boolean, logger?: Logger): Promise<unknown>
 /**
  * Applies the pending migrations while holding a PostgreSQL advisory lock, so that instances
  * starting together apply each migration once: the others wait, then find nothing pending
- * (docs/decisions.md "Migrations run once"). Returns once the schema is at least this code's:
+ * (docs/decisions.md "The deployment kit"). Returns once the schema is at least this code's:
  * an instance serves only after it. The lock is a transaction lock on a connection held aside
  * (knex's transaction) from the ones the migrations run on; it goes if the process dies.
  */

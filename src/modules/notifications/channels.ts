@@ -2,6 +2,8 @@
  * Where notifications go: the channels behind channel.ts's one small interface (FCM, WhatsApp,
  * the log here; Web Push in web-push-channel.ts), and which of them the configuration enables.
  */
+import http from 'node:http';
+import https from 'node:https';
 import jwt from 'jsonwebtoken';
 import type { Config, VapidKeys } from '../../config';
 import type { Logger } from '../../common/logger';
@@ -28,13 +30,55 @@ const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 /**
  * Firebase Cloud Messaging, HTTP v1: an OAuth2 access token from the service account (a signed
  * JWT exchanged at its token_uri, kept until shortly before it expires), then
- * `POST {apiUrl}/v1/projects/{project}/messages:send` per device token.
+ * `POST {apiUrl}/v1/projects/{project}/messages:send` per device token, over kept-alive
+ * connections of node:https (fetch cost ~5× the CPU per send: docs/perf/2026-11-26-notifications-3.md).
  */
 export class FcmChannel implements Channel {
   private token: { value: string; until: number } | null = null;
   private pendingToken: Promise<string> | null = null;
+  // An idle connection is closed after 4 s, before a server's usual 5 s (Node's default): a send
+  // never starts on a connection the server is closing.
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 32, timeout: 4000 }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 32, timeout: 4000 }),
+  };
 
   constructor(private readonly config: NonNullable<Config['notifications']['fcm']>) {}
+
+  /** POSTs `body` and reads the answer as JSON ({} when it is not). */
+  private async post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
+    const target = new URL(url);
+    const transport = target.protocol === 'http:' ? http : https;
+    const agent = target.protocol === 'http:' ? this.agents['http:'] : this.agents['https:'];
+    const { timeoutMs } = this.config;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(
+        target,
+        { method: 'POST', agent, timeout: timeoutMs, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (text.length < 65_536) text += chunk;
+          });
+          res.on('error', reject);
+          res.on('end', () => {
+            let json: unknown = {};
+            try {
+              json = text ? JSON.parse(text) : {};
+            } catch {
+              // not JSON: nothing to read in it
+            }
+            const retryAfter = res.headers['retry-after'];
+            resolve({ status: res.statusCode ?? 0, json, retryAfter: typeof retryAfter === 'string' ? retryAfter : null });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
 
   private accessToken(): Promise<string> {
     if (this.token && this.token.until > Date.now()) return Promise.resolve(this.token.value);
@@ -42,7 +86,7 @@ export class FcmChannel implements Channel {
   }
 
   private async exchange(): Promise<string> {
-    const { account, tokenUrl, timeoutMs } = this.config;
+    const { account, tokenUrl } = this.config;
     const now = Math.floor(Date.now() / 1000);
     const assertion = jwt.sign(
       { iss: account.client_email, scope: FCM_SCOPE, aud: tokenUrl, iat: now, exp: now + 3600 },
@@ -51,14 +95,13 @@ export class FcmChannel implements Channel {
         algorithm: 'RS256',
       },
     );
-    const response = await fetch(tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
-    if (!response.ok || !body.access_token) throw new Error(`FCM token exchange answered ${response.status}`);
+    const response = await this.post(
+      tokenUrl,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+    );
+    const body = response.json as { access_token?: string; expires_in?: number };
+    if (!ok(response) || !body.access_token) throw new Error(`FCM token exchange answered ${response.status}`);
     // Renewed a minute early, so a send never carries a token about to expire.
     this.token = { value: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000 };
     return body.access_token;
@@ -72,12 +115,12 @@ export class FcmChannel implements Channel {
       return { ok: false, retry: true, error: (error as Error).message };
     }
     const url = `${this.config.apiUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(this.config.account.project_id)}/messages:send`;
-    let response: Response;
+    let response: Answer;
     try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
+      response = await this.post(
+        url,
+        { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        JSON.stringify({
           message: {
             token: message.to,
             notification: { title: message.title, body: message.body },
@@ -86,13 +129,12 @@ export class FcmChannel implements Channel {
             apns: { headers: { 'apns-priority': '10' } },
           },
         }),
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
+      );
     } catch (error) {
       return { ok: false, retry: true, error: `FCM unreachable: ${(error as Error).message}` };
     }
-    if (response.ok) return { ok: true };
-    const detail = (await response.json().catch(() => ({}))) as {
+    if (ok(response)) return { ok: true };
+    const detail = response.json as {
       error?: { status?: string; message?: string; details?: { errorCode?: string }[] };
     };
     const code = detail.error?.details?.find((d) => d.errorCode)?.errorCode ?? detail.error?.status ?? '';
@@ -102,9 +144,18 @@ export class FcmChannel implements Channel {
     }
     if (response.status === 401) this.token = null; // a revoked or expired token: exchange again
     const retryable = response.status === 401 || response.status === 429 || response.status >= 500;
-    return { ok: false, retry: retryable, error, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
+    return { ok: false, retry: retryable, error, retryAfterMs: retryAfter(response.retryAfter) };
   }
 }
+
+/** An HTTP answer as FcmChannel reads it. */
+interface Answer {
+  status: number;
+  json: unknown;
+  retryAfter: string | null;
+}
+
+const ok = (answer: Answer) => answer.status >= 200 && answer.status < 300;
 
 /**
  * WhatsApp Cloud API (the client of the sign-in codes' account): an approved template per kind,

@@ -36,8 +36,12 @@ export const outboxSettings = { reminderAfterSeconds: 300, enabled: true };
 /** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
 export const outboxSignal = new EventEmitter();
 
-/** The kinds an event causes, with their delay in seconds (0 = at once). */
-export function kindsOf(event: OutboxEventFacts, rejectionReason?: string | null): { kind: NotificationKind; delay: number }[] {
+/**
+ * The kinds an event causes, with their delay in seconds (0 = at once). A rejection is
+ * `order_rejected` here; the outbox statement makes it `order_auto_rejected` when the order's
+ * reason says nobody answered in time (it reads the order anyway).
+ */
+export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; delay: number }[] {
   const now = (kind: NotificationKind) => ({ kind, delay: 0 });
   if (event.type === 'driver_assigned') return [now('driver_assigned')];
   if (event.type === 'payment') {
@@ -54,7 +58,7 @@ export function kindsOf(event: OutboxEventFacts, rejectionReason?: string | null
     case 'accepted':
       return [now('order_accepted')];
     case 'rejected':
-      return [now(rejectionReason === 'not_accepted_in_time' ? 'order_auto_rejected' : 'order_rejected')];
+      return [now('order_rejected')];
     case 'cancelled':
       return [now('order_cancelled')];
     case 'ready_for_pickup':
@@ -73,25 +77,19 @@ export function kindsOf(event: OutboxEventFacts, rejectionReason?: string | null
  * token and one per browser subscribed to Web Push (unless they turned that channel off), and
  * for a new order whose owner hears no push of either kind, one WhatsApp row unless WhatsApp
  * is off too. Order messages ignore the kind switches and quiet hours (those are for
- * marketing-type messages). Answers how many rows were written.
+ * marketing-type messages). One statement per event, whatever its rows. Answers how many rows were written.
  */
 export async function enqueue(tx: EntityManager, cause: OutboxCause, orderId: number, event: OutboxEventFacts): Promise<number> {
   if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
-  let rejectionReason: string | null = null;
-  if (event.type === 'status' && event.status === 'rejected') {
-    [{ rejection_reason: rejectionReason }] = await tx.execute<{ rejection_reason: string | null }[]>(
-      `select rejection_reason from orders where id = ?`,
-      [orderId],
-    );
-  }
-  const kinds = kindsOf(event, rejectionReason);
+  const kinds = kindsOf(event);
   if (kinds.length === 0) return 0;
   const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
   const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
   const rows = await tx.execute<{ n: number }[]>(
     `with k (kind, role, delay) as (values ${values}),
      who as (
-       select k.kind, k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
+       select case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
+         k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
        from k cross join orders o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
        where o.id = ?
      ),

@@ -1,18 +1,23 @@
 /**
  * The outbox worker, one per instance: claims due rows (FOR UPDATE SKIP LOCKED, so instances
  * never take the same row), sends each outside any transaction, and records what became of it.
- * A claim pushes the row's due time a lease ahead: if the instance dies mid-send, another
- * takes the row when the lease ends (at least once; a crash after FCM accepted a message and
- * before it was recorded may repeat it — the only window left).
+ * A batch costs two statements whatever its size: the claim, which also reads what the sends
+ * need (the order's facts, the recipient's address and language), and one update recording
+ * every outcome (docs/perf/2026-11-26-notifications-3.md). A claim pushes the row's due time a
+ * lease ahead: if the instance dies mid-send, another takes the row when the lease ends (at
+ * least once; a crash after FCM accepted a message and before it was recorded may repeat it —
+ * the only window left).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationsConfig } from '../../config';
+import { executePrepared } from '../../common/entity-manager';
 import type { Logger } from '../../common/logger';
 import type { Channels, OutgoingMessage, Outcome } from './channel';
 import { render, OrderFacts } from './messages';
 import type { NotificationChannel } from './notification.entity';
 import { NotificationKind, outboxSignal } from './outbox';
 
+/** A claimed row, with what its send needs (null where the order or the address is gone). */
 interface Claimed {
   id: string;
   order_id: number;
@@ -21,10 +26,29 @@ interface Claimed {
   channel: NotificationChannel;
   target: string;
   attempts: number;
+  /** The order's facts (status null: the order no longer exists). */
+  status: string | null;
+  total_cents: number;
+  rejection_reason: string | null;
+  store_name: string;
+  driver_name: string | null;
+  items: string | null;
+  /** The push token, Web Push endpoint or phone number (null: gone), its keys (Web Push) and language. */
+  address: string | null;
+  p256dh: string | null;
+  auth: string | null;
+  locale: string | null;
 }
 
-/** What the worker needs to reach a row's recipient, or why it no longer can. */
-type Address = { to: string; locale: string; keys?: OutgoingMessage['keys'] } | { skip: string };
+/** What became of a row, as the batch's one recording statement takes it. */
+interface Result {
+  id: string;
+  attempts: number;
+  status: 'sent' | 'failed' | 'skipped' | 'pending';
+  error: string | null;
+  /** Seconds until a retry (status pending). */
+  delay: number;
+}
 
 const HOUR_MS = 3_600_000;
 
@@ -93,9 +117,14 @@ export class OutboxWorker {
     let sent = 0;
     for (;;) {
       const batch = await this.claim();
-      if (batch.length === 0) break;
-      await Promise.all(batch.map((row) => this.deliver(row).then(() => sent++)));
-      if (this.stopped) break;
+      if (batch.length > 0) {
+        const results = await Promise.all(batch.map((row) => this.deliver(row)));
+        await this.record(results);
+        sent += batch.length;
+      }
+      // A short batch took every due row: what commits meanwhile here wakes the worker again
+      // (outboxSignal), what other instances commit is found by the next poll.
+      if (batch.length < this.config.batchSize || this.stopped) break;
     }
     if (Date.now() - this.lastPrune > HOUR_MS) {
       this.lastPrune = Date.now();
@@ -104,149 +133,141 @@ export class OutboxWorker {
     return sent;
   }
 
+  /**
+   * Claims a batch of due rows and reads, in the same statement, what their sends need. Sent
+   * prepared (as the record below): PostgreSQL plans this text once per connection, not per pass.
+   */
   private claim(): Promise<Claimed[]> {
-    return this.em.fork().execute<Claimed[]>(
-      `update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
-       where n.id in (
-         select id from notification_outbox where status = 'pending' and due_at <= now()
-         order by due_at limit ? for update skip locked
+    return executePrepared<Claimed>(
+      this.em.fork(),
+      `with claimed as (
+         update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
+         where n.id in (
+           select id from notification_outbox where status = 'pending' and due_at <= now()
+           order by due_at limit ? for update skip locked
+         )
+         returning n.id, n.order_id, n.kind, n.user_id, n.channel, n.target, n.attempts
        )
-       returning n.id, n.order_id, n.kind, n.user_id, n.channel, n.target, n.attempts`,
+       select c.id, c.order_id, c.kind, c.user_id, c.channel, c.target, c.attempts,
+         o.status, o.total_cents, o.rejection_reason, s.name as store_name, du.first_name as driver_name,
+         (select string_agg(i.quantity || '× ' || i.product_name, ', ' order by i.id) from order_items i where i.order_id = o.id) as items,
+         case c.channel when 'push' then dev.push_token when 'web_push' then w.endpoint else u.phone_number end as address,
+         w.p256dh, w.auth,
+         case when c.channel = 'push' then dev.locale
+           else (select d.locale from user_devices d where d.user_id = c.user_id order by d.last_seen_at desc limit 1) end as locale
+       from claimed c
+         left join orders o on o.id = c.order_id
+         left join stores s on s.id = o.store_id
+         left join drivers dr on dr.id = o.driver_id
+         left join users du on du.id = dr.user_id
+         left join user_devices dev on dev.id = (case when c.channel = 'push' then split_part(c.target, ':', 2)::int end)
+           and dev.user_id = c.user_id
+         left join web_push_subscriptions w on w.id = (case when c.channel = 'web_push' then split_part(c.target, ':', 2)::int end)
+           and w.user_id = c.user_id
+         left join users u on u.id = (case when c.channel = 'whatsapp' then c.user_id end)`,
       [this.config.leaseSeconds, this.config.batchSize],
     );
   }
 
-  private async deliver(row: Claimed): Promise<void> {
-    const em = this.em.fork();
+  /** Sends one claimed row (no statement of its own) and answers what became of it. */
+  private async deliver(row: Claimed): Promise<Result> {
+    const done = (status: Result['status'], error: string | null): Result => ({
+      id: row.id,
+      attempts: row.attempts,
+      status,
+      error,
+      delay: 0,
+    });
     try {
-      const facts = await orderFacts(em, row.order_id, this.currency);
-      if (!facts) return await finish(em, row, 'skipped', 'the order no longer exists');
-      if (row.kind === 'accept_reminder' && facts.status !== 'pending_acceptance') {
-        return await finish(em, row, 'skipped', `the order was answered (${facts.status})`);
+      if (row.status === null) return done('skipped', 'the order no longer exists');
+      if (row.kind === 'accept_reminder' && row.status !== 'pending_acceptance') {
+        return done('skipped', `the order was answered (${row.status})`);
       }
       const channel = this.channels[row.channel];
-      if (!channel) return await finish(em, row, 'skipped', `the ${row.channel} channel is not configured`);
-      const address = await addressOf(em, row);
-      if ('skip' in address) return await finish(em, row, 'skipped', address.skip);
-      const text = render(row.kind, address.locale, facts);
+      if (!channel) return done('skipped', `the ${row.channel} channel is not configured`);
+      if (!row.address) return done('skipped', GONE[row.channel]);
+      const locale = row.locale ?? 'en';
+      const facts: OrderFacts = {
+        orderId: row.order_id,
+        status: row.status,
+        storeName: row.store_name,
+        total: `${(row.total_cents / 100).toFixed(2)} ${this.currency.toUpperCase()}`,
+        items: row.items ?? '',
+        driverName: row.driver_name,
+        rejectionReason: row.rejection_reason,
+      };
       const message: OutgoingMessage = {
-        to: address.to,
-        ...text,
-        data: { type: row.kind, order_id: String(row.order_id), status: facts.status },
+        to: row.address,
+        ...render(row.kind, locale, facts),
+        data: { type: row.kind, order_id: String(row.order_id), status: row.status },
         parameters: [String(row.order_id), facts.storeName, facts.items, facts.total],
-        locale: address.locale,
-        keys: address.keys,
+        locale,
+        keys: row.channel === 'web_push' && row.p256dh && row.auth ? { p256dh: row.p256dh, auth: row.auth } : undefined,
       };
       const outcome = await channel.send(message);
-      await this.record(em, row, outcome, address.to);
+      if (!outcome.ok && outcome.invalidTarget) await this.forget(row, row.address);
+      return this.result(row, outcome);
     } catch (error) {
       this.logger.warn({ err: error, notification: row.id }, 'sending a notification failed');
-      await this.record(em, row, { ok: false, retry: true, error: (error as Error).message }).catch(() => undefined);
+      return this.result(row, { ok: false, retry: true, error: (error as Error).message });
     }
   }
 
-  private async record(em: EntityManager, row: Claimed, outcome: Outcome, to?: string): Promise<void> {
-    if (outcome.ok) return finish(em, row, 'sent', null);
-    if (outcome.invalidTarget && to !== undefined) await this.forget(em, row, to);
-    if (!outcome.retry || row.attempts >= this.config.maxAttempts) {
-      return finish(em, row, 'failed', outcome.error);
-    }
+  private result(row: Claimed, outcome: Outcome): Result {
+    const base = { id: row.id, attempts: row.attempts, delay: 0 };
+    if (outcome.ok) return { ...base, status: 'sent', error: null };
+    const error = outcome.error.slice(0, 500);
+    if (!outcome.retry || row.attempts >= this.config.maxAttempts) return { ...base, status: 'failed', error };
     const delay = Math.max(outcome.retryAfterMs ?? 0, backoff(row.attempts, this.config.backoffMs));
-    await em.execute(`update notification_outbox set due_at = now() + make_interval(secs => ?), last_error = ? where id = ?`, [
-      delay / 1000,
-      outcome.error.slice(0, 500),
-      row.id,
-    ]);
+    return { ...base, status: 'pending', error, delay: delay / 1000 };
+  }
+
+  /**
+   * Records a batch's outcomes in one statement: sent, failed or skipped with the reason, or due
+   * again after its backoff. A row claimed again meanwhile (its lease ran out: `attempts` moved
+   * on) is the other claim's to record.
+   */
+  private async record(results: Result[]): Promise<void> {
+    await executePrepared(
+      this.em.fork(),
+      `update notification_outbox n set
+         status = r.status,
+         last_error = coalesce(r.error, n.last_error),
+         sent_at = case when r.status = 'sent' then now() end,
+         due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
+       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8)
+       where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
+      [JSON.stringify(results)],
+    );
   }
 
   /** The address is dead: forget it (unless it changed meanwhile: a device signed in again with a new token). */
-  private async forget(em: EntityManager, row: Claimed, to: string): Promise<void> {
+  private async forget(row: Claimed, to: string): Promise<void> {
     const id = targetId(row);
     if (row.channel === 'push') {
-      await em.execute(`update user_devices set push_token = null where id = ? and push_token = ?`, [id, to]);
+      await this.em.fork().execute(`update user_devices set push_token = null where id = ? and push_token = ?`, [id, to]);
       this.logger.info({ device: id }, 'removed a push token the provider no longer accepts');
     } else if (row.channel === 'web_push') {
-      await em.execute(`delete from web_push_subscriptions where id = ? and endpoint = ?`, [id, to]);
+      await this.em.fork().execute(`delete from web_push_subscriptions where id = ? and endpoint = ?`, [id, to]);
       this.logger.info({ subscription: id }, 'removed a Web Push subscription its push service no longer has');
     }
   }
 }
 
+/** Why a row's recipient can no longer be reached on its channel. */
+const GONE: Record<NotificationChannel, string> = {
+  push: 'the device has no push token any more',
+  web_push: 'the browser is no longer subscribed',
+  whatsapp: 'the user no longer exists',
+};
+
 /** The id in a row's target: `device:12` -> 12, `webpush:7` -> 7. */
 const targetId = (row: Claimed) => Number(row.target.slice(row.target.indexOf(':') + 1));
 
-/** Full jitter over an exponential ceiling: attempt 1 waits up to `base`, 2 up to 2×base, ..., at most an hour. */
+/** Jitter over an exponential ceiling: attempt 1 waits between base/2 and base, 2 between base and 2×base, ..., at most an hour. */
 export function backoff(attempt: number, baseMs: number): number {
   const ceiling = Math.min(HOUR_MS, baseMs * 2 ** (attempt - 1));
   return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-function finish(em: EntityManager, row: Claimed, status: 'sent' | 'failed' | 'skipped', reason: string | null): Promise<void> {
-  return em
-    .execute(
-      `update notification_outbox set status = ?, last_error = coalesce(?, last_error), sent_at = case when ? = 'sent' then now() end where id = ?`,
-      [status, reason?.slice(0, 500) ?? null, status, row.id],
-    )
-    .then(() => undefined);
-}
-
-async function addressOf(em: EntityManager, row: Claimed): Promise<Address> {
-  if (row.channel === 'push') {
-    const [device] = await em.execute<{ push_token: string | null; locale: string | null }[]>(
-      `select push_token, locale from user_devices where id = ? and user_id = ?`,
-      [targetId(row), row.user_id],
-    );
-    if (!device?.push_token) return { skip: 'the device has no push token any more' };
-    return { to: device.push_token, locale: device.locale ?? 'en' };
-  }
-  if (row.channel === 'web_push') {
-    const [browser] = await em.execute<{ endpoint: string; p256dh: string; auth: string; locale: string | null }[]>(
-      `select w.endpoint, w.p256dh, w.auth,
-         (select locale from user_devices d where d.user_id = w.user_id order by last_seen_at desc limit 1) as locale
-       from web_push_subscriptions w where w.id = ? and w.user_id = ?`,
-      [targetId(row), row.user_id],
-    );
-    if (!browser) return { skip: 'the browser is no longer subscribed' };
-    return { to: browser.endpoint, locale: browser.locale ?? 'en', keys: { p256dh: browser.p256dh, auth: browser.auth } };
-  }
-  const [user] = await em.execute<{ phone_number: string; locale: string | null }[]>(
-    `select u.phone_number, (select locale from user_devices d where d.user_id = u.id order by last_seen_at desc limit 1) as locale
-     from users u where u.id = ?`,
-    [row.user_id],
-  );
-  if (!user) return { skip: 'the user no longer exists' };
-  return { to: user.phone_number, locale: user.locale ?? 'en' };
-}
-
-async function orderFacts(em: EntityManager, orderId: number, currency: string): Promise<OrderFacts | null> {
-  const [order] = await em.execute<
-    {
-      id: number;
-      status: string;
-      total_cents: number;
-      rejection_reason: string | null;
-      store_name: string;
-      driver_name: string | null;
-      items: string | null;
-    }[]
-  >(
-    `select o.id, o.status, o.total_cents, o.rejection_reason, s.name as store_name, du.first_name as driver_name,
-       (select string_agg(i.quantity || '× ' || i.product_name, ', ' order by i.id) from order_items i where i.order_id = o.id) as items
-     from orders o join stores s on s.id = o.store_id
-       left join drivers d on d.id = o.driver_id left join users du on du.id = d.user_id
-     where o.id = ?`,
-    [orderId],
-  );
-  if (!order) return null;
-  return {
-    orderId: order.id,
-    status: order.status,
-    storeName: order.store_name,
-    total: `${(order.total_cents / 100).toFixed(2)} ${currency.toUpperCase()}`,
-    items: order.items ?? '',
-    driverName: order.driver_name,
-    rejectionReason: order.rejection_reason,
-  };
 }
 
 /** Deletes finished rows older than `days` (pending rows are never pruned). */

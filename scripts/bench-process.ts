@@ -1,0 +1,87 @@
+/**
+ * What the benches share to run a service: the city of a bench database (built once per size)
+ * and the servers of scripts/bench-servers.ts as processes of their own, with their resident
+ * memory. `npm run bench` (scripts/bench.ts) and `npm run peak` (scripts/peak.ts) use them.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { openDatabase } from '../src/db/orm';
+import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
+
+export type ServerKind = 'node-http' | 'express' | 'hand' | 'service' | 'ws-broadcast';
+export type Server = { kind: ServerKind; process: ChildProcess; url: string };
+
+/** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
+export async function prepareCity(databaseUrl: string, stores: number) {
+  const db = await openDatabase({ databaseUrl, migrate: false });
+  try {
+    const em = db.orm.em.fork();
+    // A migration may add indexes (and index expressions) to a city built before it: the
+    // planner needs their statistics, or the run measures plans chosen on guesses.
+    const migrator = db.orm.getMigrator();
+    const pending = await migrator.getPendingMigrations();
+    if (pending.length > 0) {
+      console.error(`applying ${pending.length} migration(s) to the ${stores}-store city...`);
+      await migrator.up();
+    }
+    const [{ n }] = await em.execute<{ n: string }[]>('select count(*) as n from stores');
+    if (Number(n) === stores && pending.length > 0) await refreshAfterBulkLoad(em);
+    if (Number(n) !== stores) {
+      console.error(`building a city of ${stores} stores...`);
+      const started = Date.now();
+      await em.transactional(async (tx) => {
+        await resetCatalog(tx);
+        await tx.execute(`truncate users, promo_codes restart identity cascade`);
+        await seedDemoCity(tx, { stores, seed: 7, center: CASABLANCA });
+      });
+      await refreshAfterBulkLoad(em);
+      console.error(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    const sample = await em.execute<{ id: number; slug: string }[]>(
+      `select id, slug from stores where is_active order by md5(id::text) limit 500`,
+    );
+    const [{ size, version }] = await em.execute<{ size: string; version: string }[]>(
+      `select pg_database_size(current_database()) as size, current_setting('server_version') as version`,
+    );
+    return { sample, databaseMb: Number(size) / 2 ** 20, postgres: version };
+  } finally {
+    await db.close();
+  }
+}
+
+export function startServer(kind: ServerKind, env: NodeJS.ProcessEnv): Promise<Server> {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'bench-servers.ts'), kind], {
+    env,
+    // The IPC channel is how a recording service hands over its statements (bench-plans.ts).
+    stdio: ['ignore', 'pipe', 'inherit', ...(env.BENCH_RECORD_SQL === '1' ? (['ipc'] as const) : [])],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve({ kind, process: child, url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` });
+    });
+    child.on('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
+  });
+}
+
+export function stopServer(server: Server): void {
+  server.process.kill();
+}
+
+/** Resident memory of a server process, in MB (Linux /proc). */
+export function rssMb(server: Server): number | null {
+  return rssOfPid(server.process.pid!);
+}
+
+export function rssOfPid(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return kb / 1024;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,564 @@
+/**
+ * npm run peak -- [--orders 2000] [--seconds 60] [--stores 1000] [--redis up|down]
+ *                 [--checkouts-per-second 3] [--steps-per-second 10] [--every 5]
+ *
+ * A city's dinner peak on this machine, loopback only (issue 26): a city of `--stores` stores
+ * in `<DATABASE_URL's db>_peak_<stores>` (built once, as the bench builds its cities), a Redis
+ * of its own (redis-server on a free loopback port), and two instances of the service as
+ * processes (scripts/bench-servers.ts, as `npm run bench` starts them). Then:
+ *   - `--orders` customers each place an order (a store of their own among one per ten
+ *     orders), which its store's owner accepts (dispatch gives it a driver): the active orders;
+ *   - each customer follows their order (graphql-ws `orderUpdates`) and each store's owner
+ *     their board (`storeOrderUpdates`), on sockets spread over the two instances;
+ *   - for `--seconds`: every order's driver (and every driver not carrying one) reports a
+ *     position every `--every` seconds, new checkouts arrive (`--checkouts-per-second`, each
+ *     followed by its customer), and store and driver steps move orders along
+ *     (`--steps-per-second`: preparing, ready, picked up, delivered; new orders accepted).
+ * With `--redis down` the Redis is stopped before the load: events and positions must reach
+ * the followers through the database path (the streams' catch-up reads).
+ *
+ * Prints the lag of events (from the event's `at`, its row's created_at, the transaction's
+ * time, to its arrival at a follower) p50/p99, the lag of positions (from the report), the
+ * positions, checkouts and steps answered per second, each instance's RSS every 5 s, the load
+ * average, and the events lost and duplicated: after the load (and a drain of up to 15 s)
+ * every follower must hold every event its order (or its store's orders) stored after the
+ * followers were set up, exactly once. Exits 1 when an event is lost or duplicated, or any
+ * step of the set-up fails. Smoke (CI): npm run peak -- --orders 50 --seconds 10 --stores 300
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
+   the script reads the service's JSON answers untyped, as the cluster script does */
+import 'reflect-metadata';
+import { ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { Client as Pg } from 'pg';
+import { Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import { serverDatabase } from '../src/db/admin';
+import { loadConfig } from '../src/config';
+import { Random } from '../src/db/seed/random';
+import { BenchCustomer, cartOf, prepareCustomers } from './bench-customers';
+import { BenchDriver, prepareDrivers } from './bench-drivers';
+import { prepareCity, rssMb, Server, startServer, stopServer } from './bench-process';
+import { BENCH_SERVICE_ENV } from './bench-service-env';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const { values: args } = parseArgs({
+  options: {
+    orders: { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '60' },
+    stores: { type: 'string', default: '1000' },
+    redis: { type: 'string', default: 'up' },
+    'checkouts-per-second': { type: 'string', default: '3' },
+    'steps-per-second': { type: 'string', default: '10' },
+    every: { type: 'string', default: '5' },
+  },
+});
+const ORDERS = Number(args.orders);
+const SECONDS = Number(args.seconds);
+const STORES = Number(args.stores);
+const CHECKOUTS_PER_SECOND = Number(args['checkouts-per-second']);
+const STEPS_PER_SECOND = Number(args['steps-per-second']);
+const EVERY_S = Number(args.every);
+if (
+  ![ORDERS, SECONDS, STORES, EVERY_S].every((n) => Number.isInteger(n) && n > 0) ||
+  !(CHECKOUTS_PER_SECOND >= 0 && STEPS_PER_SECOND >= 0) ||
+  !['up', 'down'].includes(args.redis)
+) {
+  console.error('--orders, --seconds, --stores, --every: whole numbers > 0; the rates: numbers >= 0; --redis up or down');
+  process.exit(2);
+}
+/** One store (and board) per ten orders. */
+const BOARDS = Math.max(1, Math.ceil(ORDERS / 10));
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A Redis of the run's own (no persistence), so `--redis down` stops nobody else's. */
+async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  children.add(child);
+  for (let k = 0; k < 100; k++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (up) return { url: `redis://127.0.0.1:${port}`, process: child };
+    await sleep(100);
+  }
+  throw new Error('redis-server did not start');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients
+
+async function call(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: any;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed };
+}
+
+function openSocket(url: string, token: string): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => undefined,
+      keepAlive: 10_000,
+      on: {
+        connected: () => resolve(client),
+        closed: (event) => reject(new Error(`socket closed (${(event as { code: number }).code})`)),
+      },
+    });
+  });
+}
+
+interface Update {
+  orderId: number;
+  seq: number;
+  type: string;
+  status: string;
+  at: string;
+}
+const FIELDS = 'orderId seq type status at';
+const ORDER_UPDATES = `subscription ($orderId: Int!) { orderUpdates(orderId: $orderId, afterSeq: 0) { ${FIELDS} } }`;
+const BOARD_UPDATES = `subscription { storeOrderUpdates { ${FIELDS} } }`;
+
+/** What one follower received: each (order, seq) with how many times, and the stream's errors. */
+class Follower {
+  readonly seen = new Map<string, number>();
+  errors = 0;
+  completed = 0;
+  constructor(readonly kind: 'customer' | 'board') {}
+}
+
+const lags = { event: [] as number[], position: [] as number[] };
+let measuring = false;
+
+function follow(client: Client, follower: Follower, query: string, variables: Record<string, unknown>, field: string): void {
+  client.subscribe<Record<string, Update>>(
+    { query, variables },
+    {
+      next: ({ data }) => {
+        const update = data?.[field];
+        if (!update) return;
+        const lag = Date.now() - Date.parse(update.at);
+        if (update.type === 'driver_location') {
+          if (measuring) lags.position.push(lag);
+          return;
+        }
+        const key = `${update.orderId}:${update.seq}`;
+        follower.seen.set(key, (follower.seen.get(key) ?? 0) + 1);
+        if (measuring && (follower.seen.get(key) ?? 0) === 1 && update.seq > (baseline.get(update.orderId) ?? 0)) lags.event.push(lag);
+      },
+      error: () => (follower.errors += 1),
+      complete: () => (follower.completed += 1),
+    },
+  );
+}
+
+/** Each tracked order's last stored seq when the followers were set up (0 for an order placed later). */
+const baseline = new Map<number, number>();
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+const at = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
+function percentiles(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50: at(sorted, 0.5), p99: at(sorted, 0.99) };
+}
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+/** Runs `task` over `items`, `width` at a time. */
+async function inPool<T>(items: T[], width: number, task: (item: T, k: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const k = next++;
+        await task(items[k], k);
+      }
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+interface Tracked {
+  orderId: number;
+  customer: BenchCustomer;
+  status: string;
+  busy: boolean;
+}
+
+async function prepareOwners(databaseUrl: string, storeIds: number[]): Promise<Map<number, string>> {
+  const client = new Pg({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const phones = storeIds.map((_, k) => `+2128000${String(k).padStart(5, '0')}`);
+    await client.query(
+      `insert into users (phone_number, first_name, last_name)
+       select p, 'Peak', 'Owner ' || right(p, 5) from unnest($1::text[]) p on conflict (phone_number) do nothing`,
+      [phones],
+    );
+    // Each store of the run gets an owner of its own (the owner's board is that store's).
+    const { rows } = await client.query<{ store_id: number; user_id: number }>(
+      `update stores s set owner_id = u.id from unnest($1::int[], $2::text[]) as x(store_id, phone) join users u on u.phone_number = x.phone
+       where s.id = x.store_id returning s.id as store_id, u.id as user_id`,
+      [storeIds, phones],
+    );
+    const { jwt: jwtConfig } = loadConfig({ ...process.env, ...BENCH_SERVICE_ENV, DATABASE_URL: databaseUrl });
+    return new Map(rows.map((r) => [r.store_id, sign(jwtConfig, r.user_id)]));
+  } finally {
+    await client.end();
+  }
+}
+
+function sign(jwtConfig: { secret: string; issuer: string; audience: string }, userId: number): string {
+  return jwt.sign({}, jwtConfig.secret, {
+    algorithm: 'HS256',
+    expiresIn: 3600,
+    issuer: jwtConfig.issuer,
+    audience: jwtConfig.audience,
+    subject: String(userId),
+    jwtid: randomUUID(),
+  });
+}
+
+/** Drivers waiting at the stores of the run (dispatch gives each order the nearest free one). */
+async function placeDrivers(databaseUrl: string, drivers: BenchDriver[], customers: BenchCustomer[]): Promise<void> {
+  const client = new Pg({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: number; latitude: number; longitude: number }>(
+      `select id, latitude, longitude from stores where id = any($1::int[])`,
+      [[...new Set(customers.map((c) => c.storeId))]],
+    );
+    const where = new Map(rows.map((r) => [r.id, r]));
+    const spots = drivers.map((_, k) => where.get(customers[k % customers.length].storeId)!);
+    await client.query(
+      `update drivers d set is_online = true, latitude = h.lat, longitude = h.lng, location_updated_at = now() - interval '1 hour'
+       from unnest($1::int[], $2::float8[], $3::float8[]) as h(id, lat, lng) where d.id = h.id`,
+      [drivers.map((d) => d.driverId), spots.map((s) => s.latitude), spots.map((s) => s.longitude)],
+    );
+    drivers.forEach((d, k) => (d.home = { lat: spots[k].latitude, lng: spots[k].longitude }));
+    // Orders of earlier runs hold no driver: every driver of the run is free.
+    await client.query(`update orders set status = 'delivered' where status not in ('delivered', 'rejected', 'cancelled')`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const server = process.env.DATABASE_URL;
+  if (!server) throw new Error('npm run peak needs DATABASE_URL (a PostgreSQL server; the run makes its own database on it)');
+  const started = Date.now();
+  const databaseUrl = await serverDatabase(server, `peak_${STORES}`, 'keep');
+  await prepareCity(databaseUrl, STORES);
+  const customers = await prepareCustomers(databaseUrl, ORDERS, BOARDS);
+  const stores = [...new Set(customers.map((c) => c.storeId))];
+  const owners = await prepareOwners(databaseUrl, stores);
+  const drivers = await prepareDrivers(databaseUrl, ORDERS);
+  await placeDrivers(databaseUrl, drivers, customers);
+  const driverToken = new Map(drivers.map((d) => [d.driverId, d.token]));
+  const db = new Pg({ connectionString: databaseUrl });
+  await db.connect();
+
+  const redis = await startRedis();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...BENCH_SERVICE_ENV,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `peak${process.pid}:`,
+    WS_MAX_SOCKETS_PER_IP: '1000000',
+    WS_CONNECTIONS_PER_IP_PER_MINUTE: '1000000',
+    PGAPPNAME: `peak-${process.pid}`,
+  };
+  const instances: Server[] = [];
+  for (let k = 0; k < 2; k++) instances.push(await startServer('service', env));
+  for (const instance of instances) if (instance.process) children.add(instance.process);
+  const base = (k: number) => instances[k % instances.length].url;
+  const wsOf = (k: number) => `${base(k).replace('http', 'ws')}/graphql`;
+  console.log(
+    `set-up: city, ${ORDERS} customers and drivers, ${stores.length} stores, 2 instances in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
+
+  // The active orders: placed and accepted (dispatch gives each a driver).
+  const rnd = new Random(31);
+  const tracked = new Map<number, Tracked>();
+  let setupFailures = 0;
+  await inPool(customers, 16, async (customer, k) => {
+    const placed = await call(base(k), 'POST', '/api/v1/customer/orders', customer.token, cartOf(customer, rnd), {
+      'idempotency-key': randomUUID(),
+    });
+    if (placed.status !== 201) return void (setupFailures += 1);
+    const orderId = placed.body.data.order_id as number;
+    const accepted = await call(base(k + 1), 'POST', `/api/v1/store/orders/${orderId}/accept`, owners.get(customer.storeId)!);
+    if (accepted.status !== 200) return void (setupFailures += 1);
+    tracked.set(orderId, { orderId, customer, status: 'accepted', busy: false });
+  });
+  if (setupFailures > 0) throw new Error(`${setupFailures} of ${ORDERS} orders could not be placed and accepted`);
+  console.log(`set-up: ${tracked.size} active orders in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+  // The followers: each customer on a socket of their own, each owner's board; alternating instances.
+  const customerSockets = new Map<number, Client>();
+  const followers: { follower: Follower; orderIds: () => number[] }[] = [];
+  const followOrder = (client: Client, orderId: number) => {
+    const follower = new Follower('customer');
+    followers.push({ follower, orderIds: () => [orderId] });
+    follow(client, follower, ORDER_UPDATES, { orderId }, 'orderUpdates');
+  };
+  await inPool([...tracked.values()], 32, async (order, k) => {
+    const client = await openSocket(wsOf(k), order.customer.token);
+    customerSockets.set(order.customer.userId, client);
+    followOrder(client, order.orderId);
+  });
+  await inPool(stores, 32, async (storeId, k) => {
+    const client = await openSocket(wsOf(k + 1), owners.get(storeId)!);
+    const follower = new Follower('board');
+    followers.push({ follower, orderIds: () => [...tracked.values()].filter((o) => o.customer.storeId === storeId).map((o) => o.orderId) });
+    follow(client, follower, BOARD_UPDATES, {}, 'storeOrderUpdates');
+  });
+  await sleep(3000); // the streams' first catch-up read is 1 s after subscribing
+  const { rows: seqs } = await db.query<{ id: number; seq: number }>(
+    `select id, last_event_seq as seq from orders where id = any($1::int[])`,
+    [[...tracked.keys()]],
+  );
+  for (const r of seqs) baseline.set(r.id, r.seq);
+  if (args.redis === 'down') {
+    redis.process.kill('SIGKILL');
+    await sleep(500);
+  }
+  console.log(
+    `followers: ${customerSockets.size} customers and ${stores.length} boards on 2 instances; Redis ${args.redis}; ` +
+      `load average ${load()}; ${SECONDS} s of peak`,
+  );
+
+  // The load.
+  const count = { positions: 0, positionsRefused: 0, positionsSkipped: 0, checkouts: 0, checkoutsFailed: 0, steps: 0, stepsFailed: 0 };
+  const rss: { t: number; mb: (number | null)[] }[] = [];
+  const loadBefore = os.loadavg()[0];
+  measuring = true;
+  const until = Date.now() + SECONDS * 1000;
+  const inFlight = new Set<Promise<void>>();
+  const spawnTask = (task: () => Promise<void>) => {
+    const p = task()
+      .catch(() => undefined)
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+  let positionsInFlight = 0;
+  const tick = 50;
+  let customerCursor = 0;
+  let stepBudget = 0;
+  let checkoutBudget = 0;
+  const t0 = Date.now();
+  for (let now = Date.now(), slot = 0; now < until; now = Date.now(), slot++) {
+    // Positions: driver k reports at k/N of each period, within ~40 m of their store.
+    const periodSlots = (EVERY_S * 1000) / tick;
+    for (let k = slot % periodSlots; k < drivers.length; k += periodSlots) {
+      const d = drivers[k];
+      if (positionsInFlight >= 256) {
+        count.positionsSkipped += 1;
+        continue;
+      }
+      positionsInFlight += 1;
+      const jitter = () => (rnd.next() - 0.5) * 0.0008;
+      spawnTask(async () => {
+        try {
+          const answer = await call(base(k), 'POST', '/api/v1/driver/location', d.token, {
+            latitude: +(d.home.lat + jitter()).toFixed(6),
+            longitude: +(d.home.lng + jitter()).toFixed(6),
+          });
+          if (answer.status === 200) count.positions += 1;
+          else count.positionsRefused += 1;
+        } finally {
+          positionsInFlight -= 1;
+        }
+      });
+    }
+    // New checkouts, each followed by its customer on their socket.
+    for (checkoutBudget += (CHECKOUTS_PER_SECOND * tick) / 1000; checkoutBudget >= 1; checkoutBudget -= 1) {
+      const customer = customers[customerCursor++ % customers.length];
+      spawnTask(async () => {
+        const placed = await call(base(customerCursor), 'POST', '/api/v1/customer/orders', customer.token, cartOf(customer, rnd), {
+          'idempotency-key': randomUUID(),
+        });
+        if (placed.status !== 201) return void (count.checkoutsFailed += 1);
+        count.checkouts += 1;
+        const orderId = placed.body.data.order_id as number;
+        baseline.set(orderId, 0);
+        tracked.set(orderId, { orderId, customer, status: 'pending_acceptance', busy: false });
+        followOrder(customerSockets.get(customer.userId)!, orderId);
+      });
+    }
+    // Steps: a random order moves one step, by its store or its driver.
+    for (stepBudget += (STEPS_PER_SECOND * tick) / 1000; stepBudget >= 1; stepBudget -= 1) {
+      const open = [...tracked.values()].filter((o) => !o.busy && o.status !== 'delivered');
+      if (open.length === 0) break;
+      const order = open[Math.floor(rnd.next() * open.length)];
+      order.busy = true;
+      spawnTask(async () => {
+        try {
+          await step(order);
+        } finally {
+          order.busy = false;
+        }
+      });
+    }
+    if (slot % (5000 / tick) === 0) rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+    await sleep(Math.max(0, t0 + (slot + 1) * tick - Date.now()));
+  }
+  const elapsed = (Date.now() - t0) / 1000;
+  await Promise.all(inFlight);
+  rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+  const loadAfter = os.loadavg()[0];
+
+  async function step(order: Tracked): Promise<void> {
+    const owner = owners.get(order.customer.storeId)!;
+    const byStore: Record<string, [string, string]> = {
+      pending_acceptance: ['accept', 'accepted'],
+      accepted: ['preparing', 'preparing'],
+      preparing: ['ready', 'ready_for_pickup'],
+    };
+    let answer: { status: number };
+    let next: string;
+    if (byStore[order.status]) {
+      const [path, status] = byStore[order.status];
+      answer = await call(base(order.orderId), 'POST', `/api/v1/store/orders/${order.orderId}/${path}`, owner);
+      next = status;
+    } else {
+      const { rows } = await db.query<{ driver_id: number | null }>(`select driver_id from orders where id = $1`, [order.orderId]);
+      const token = rows[0]?.driver_id == null ? undefined : driverToken.get(rows[0].driver_id);
+      if (!token) return; // no driver of the run carries it (yet)
+      const [path, status] = order.status === 'ready_for_pickup' ? ['pickup', 'picked_up'] : ['deliver', 'delivered'];
+      answer = await call(base(order.orderId + 1), 'POST', `/api/v1/driver/orders/${order.orderId}/${path}`, token);
+      next = status;
+    }
+    if (answer.status === 200) {
+      order.status = next;
+      count.steps += 1;
+    } else count.stepsFailed += 1;
+  }
+
+  // Drain: every follower should now hold every event stored after its baseline, once.
+  const ids = [...tracked.keys()];
+  const expectedOf = async () => {
+    const { rows } = await db.query<{ order_id: number; seq: number }>(
+      `select order_id, seq from order_events where order_id = any($1::int[]) order by order_id, seq`,
+      [ids],
+    );
+    const byOrder = new Map<number, number[]>();
+    for (const r of rows) if (r.seq > (baseline.get(r.order_id) ?? 0)) byOrder.set(r.order_id, [...(byOrder.get(r.order_id) ?? []), r.seq]);
+    return byOrder;
+  };
+  const missing = (expected: Map<number, number[]>) =>
+    followers.reduce(
+      (sum, { follower, orderIds }) =>
+        sum + orderIds().reduce((n, id) => n + (expected.get(id) ?? []).filter((seq) => !follower.seen.has(`${id}:${seq}`)).length, 0),
+      0,
+    );
+  const expected = await expectedOf();
+  const drainStarted = Date.now();
+  while (missing(expected) > 0 && Date.now() - drainStarted < 15_000) await sleep(250);
+  measuring = false;
+  const lost = missing(expected);
+  let duplicated = 0;
+  let delivered = 0;
+  for (const { follower, orderIds } of followers) {
+    for (const id of orderIds()) {
+      for (const seq of expected.get(id) ?? []) {
+        const times = follower.seen.get(`${id}:${seq}`) ?? 0;
+        if (times > 1) duplicated += times - 1;
+        if (times > 0) delivered += 1;
+      }
+    }
+  }
+  const streamErrors = followers.reduce((n, f) => n + f.follower.errors, 0);
+
+  const event = percentiles(lags.event);
+  const position = percentiles(lags.position);
+  const perSecond = (n: number) => (n / elapsed).toFixed(1);
+  console.log(
+    `\npeak: ${tracked.size} orders (${ORDERS} active at the start), ${customerSockets.size} customers and ${stores.length} boards following, ` +
+      `2 instances, Redis ${args.redis}, ${elapsed.toFixed(0)} s; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} ` +
+      `(${os.cpus().length} cores, node ${process.version})\n`,
+  );
+  console.log('| figure | value | goal |\n|---|---|---|');
+  console.log(
+    `| event lag, commit → follower, p50 / p99 | ${event.p50} / ${event.p99} ms (${event.n} deliveries) | p99 ≤ 500 ms: ${event.p99 <= 500 ? 'met' : '**not met**'} |`,
+  );
+  console.log(
+    `| position lag, report → follower, p50 / p99 | ${position.p50} / ${position.p99} ms (${position.n} deliveries) | within 1 s |`,
+  );
+  console.log(
+    `| positions answered | ${perSecond(count.positions)}/s (asked ${(drivers.length / EVERY_S).toFixed(0)}/s; ${count.positionsRefused} refused, ${count.positionsSkipped} not sent: 256 in flight) | |`,
+  );
+  console.log(`| checkouts | ${perSecond(count.checkouts)}/s (${count.checkoutsFailed} failed) | |`);
+  console.log(`| store and driver steps | ${perSecond(count.steps)}/s (${count.stepsFailed} refused) | |`);
+  console.log(`| events delivered to followers | ${delivered} (${streamErrors} stream errors) | |`);
+  console.log(`| events lost | ${lost} | 0: ${lost === 0 ? 'met' : '**not met**'} |`);
+  console.log(`| events duplicated | ${duplicated} | 0: ${duplicated === 0 ? 'met' : '**not met**'} |`);
+  console.log(
+    `\nRSS MB per instance every 5 s: ${rss.map((r) => `${r.t}s ${r.mb.map((m) => m?.toFixed(0) ?? '?').join('/')}`).join(', ')}`,
+  );
+
+  for (const client of customerSockets.values()) void client.dispose();
+  for (const instance of instances) stopServer(instance);
+  redis.process.kill('SIGKILL');
+  await db.end();
+  process.exitCode = lost > 0 || duplicated > 0 ? 1 : 0;
+  // Sockets of the boards and the streams' timers: nothing else is owed.
+  setTimeout(() => process.exit(process.exitCode), 500).unref();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
