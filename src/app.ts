@@ -42,7 +42,7 @@ import { connectEventOutbox } from './common/event-outbox';
 import { localeFromAcceptLanguage } from './modules/notifications/messages';
 import { OutboxWorker } from './modules/notifications/worker';
 import { DriverPositions } from './modules/drivers/driver-positions';
-import { positionsWritten } from './modules/orders/dispatch';
+import { positionsWritten } from './modules/orders/dispatch.service';
 
 export interface App {
   httpServer: http.Server;

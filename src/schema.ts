@@ -24,7 +24,7 @@ import { authChecker, markSignedInFields } from './graphql/auth-checker';
 import { refuseControlCharactersInArguments } from './graphql/control-characters';
 import { AppPubSub, createAppPubSub } from './pubsub';
 import { NotificationPreferenceResolver } from './modules/notifications/preference.resolver';
-import { SentNotificationResolver } from './modules/notifications/sent-log';
+import { SentNotificationResolver } from './modules/notifications/sent-log.resolver';
 import { WebPushResolver } from './modules/notifications/web-push.resolver';
 
 export const resolvers = [

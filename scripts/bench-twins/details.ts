@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/global/ads and GET /api/v1/store/stores/:store by hand: the one statement each
  * that the service sends, prepared as it sends them (src/modules/ads/ad-query.ts: the live ads,
- * nothing bound; src/modules/discovery/store-details.ts: the store with its category, hours, active
+ * nothing bound; src/modules/discovery/store-details.service.ts: the store with its category, hours, active
  * offers and "open now" as JSON columns; a second statement only the first time a zone is met),
  * from the same SQL builders.
  */
@@ -42,7 +42,7 @@ type DetailsRow = Row & { pre_category: Row | null; pre_hours: Row[] | null; pre
 export async function storeDetails(twin: Twin, texts: DetailsTexts, req: Request): Promise<Row | null> {
   const { sql, param } = storeKeyCondition(String(req.params.store), 's');
   const now = new Date();
-  // Prepared, as the service sends it (store-details.ts: executePrepared).
+  // Prepared, as the service sends it (store-details.service.ts: executePrepared).
   const [s] = await preparedRows<DetailsRow>(
     twin,
     `select ${texts.storeColumns},

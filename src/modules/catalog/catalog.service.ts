@@ -72,7 +72,7 @@ export async function catalog(ctx: Context, storeId: number): Promise<StoreCatal
   return { store, menus, offers: fromJson(em, Offer, offers) };
 }
 
-/** storeProducts' text for a key condition, built once (as store-details.ts `detailsSql`). */
+/** storeProducts' text for a key condition, built once (as store-details.service.ts `detailsSql`). */
 const productsTexts = textsBuiltOnce();
 
 function storeProductsSql(em: EntityManager, condition: string): string {
@@ -88,7 +88,7 @@ function storeProductsSql(em: EntityManager, condition: string): string {
 
 /**
  * The active products of an active store, in menu order (products of inactive menus, or of none,
- * are not offered). One prepared statement, no fork of its own (as store-details.ts).
+ * are not offered). One prepared statement, no fork of its own (as store-details.service.ts).
  */
 export async function storeProducts(ctx: Context, storeId: number): Promise<View<Product>[]> {
   const em = ctx.em;

@@ -4,11 +4,11 @@ import { NearbyStoresArgs, OptionalPointArgs, SearchArgs } from './discovery.inp
 import { homepage, nearbyStores, search } from './discovery.service';
 import { Homepage, SearchResult, StorePage } from './discovery.types';
 import { Store } from '../stores/store.entity';
-import { getStoreDetails } from './store-details';
+import { getStoreDetails } from './store-details.service';
 
 @Resolver()
 export class DiscoveryResolver {
-  /** Reads its category, hours, offers and "open now" in the same statement (store-details.ts). */
+  /** Reads its category, hours, offers and "open now" in the same statement (store-details.service.ts). */
   @Query(() => Store, { description: 'An active store by id or slug.' })
   async store(@Arg('idOrSlug', () => String) idOrSlug: string, @Ctx() ctx: Context): Promise<Store> {
     return getStoreDetails(ctx, idOrSlug);

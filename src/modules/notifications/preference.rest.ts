@@ -24,7 +24,7 @@ export const preferenceRoutes: RestRoute[] = [
   },
 ]);
 
-/** The owner's "sent" log of an order (sent-log.ts). */
+/** The owner's "sent" log of an order (sent-log.service.ts). */
 export const sentLogRoutes: RestRoute[] = [
   {
     method: 'GET',

@@ -53,7 +53,7 @@ export class OfferResolver {
 export class StoreOffersFieldResolver {
   @FieldResolver(() => [Offer], { description: "The store's own active offers." })
   offers(@Root() store: Store, @Ctx() ctx: Context): Offer[] | Promise<Offer[]> {
-    // Store details prime them (store-details.ts): answered without a promise, as the card fields are.
+    // Store details prime them (store-details.service.ts): answered without a promise, as the card fields are.
     const loader = activeOffersOfStore(ctx);
     return loader.primed(store.id) ?? loader.load(store.id);
   }

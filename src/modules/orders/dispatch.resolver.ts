@@ -3,7 +3,7 @@ import { Context } from '../../context';
 import type { DriverState } from '../drivers/driver-positions';
 import { Driver } from '../drivers/driver.entity';
 import { PositionInput } from '../drivers/driver.inputs';
-import * as dispatch from './dispatch';
+import * as dispatch from './dispatch.service';
 import { Order } from './order.entity';
 
 /** A driver's work on orders: availability, position, the orders they carry. */

@@ -14,7 +14,7 @@ import { Context, viewerOf } from '../../context';
 import { countDeliveredProducts } from '../catalog/product-query';
 import { requireDriver } from '../drivers/driver.service';
 import { countDeliveredOrder } from '../stores/store.service';
-import { afterDelivery, assignDriverToOrder } from './dispatch';
+import { afterDelivery, assignDriverToOrder } from './dispatch.service';
 import { appendEvent, OrderEventMessage, publishEvents } from './order-events';
 import { Actor, TIMEOUT_REJECTION_REASON, TRANSITIONS, TransitionName } from './order-status';
 import { Order, OrderRow } from './order.entity';

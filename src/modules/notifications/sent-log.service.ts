@@ -2,37 +2,10 @@
  * The owner's "sent" log of an order: which notifications of the order went out, to whom (by
  * role), on which channel, and what became of them — never a device token or phone number.
  */
-import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { forbidden, notFound } from '../../common/errors';
 import { Context, viewerOf } from '../../context';
 import { KINDS } from './outbox';
-
-@ObjectType()
-export class SentNotification {
-  @Field({ description: 'new_order, order_accepted, ... (the push data `type`).' })
-  kind!: string;
-
-  @Field({ description: 'customer, owner or driver.' })
-  recipient!: string;
-
-  @Field({ description: 'push, whatsapp or web_push.' })
-  channel!: string;
-
-  @Field({ description: 'pending (waiting or retrying), sent, failed (given up: see error) or skipped.' })
-  status!: string;
-
-  @Field(() => Int)
-  attempts!: number;
-
-  @Field(() => String, { nullable: true })
-  error!: string | null;
-
-  @Field(() => Date)
-  createdAt!: Date;
-
-  @Field(() => Date, { nullable: true })
-  sentAt!: Date | null;
-}
+import { SentNotification } from './sent-log.types';
 
 export async function orderNotificationLog(ctx: Context, orderId: number): Promise<SentNotification[]> {
   const viewer = viewerOf(ctx);
@@ -65,13 +38,4 @@ export async function orderNotificationLog(ctx: Context, orderId: number): Promi
     createdAt: new Date(r.created_at),
     sentAt: r.sent_at ? new Date(r.sent_at) : null,
   }));
-}
-
-@Authorized()
-@Resolver()
-export class SentNotificationResolver {
-  @Query(() => [SentNotification], { description: "The notifications of one of the caller's stores' orders, oldest first." })
-  async orderNotifications(@Arg('orderId', () => Int) orderId: number, @Ctx() ctx: Context): Promise<SentNotification[]> {
-    return orderNotificationLog(ctx, orderId);
-  }
 }
