@@ -58,6 +58,29 @@ async function count(em: EntityManager, key: string, windowMs: number): Promise<
   return { points: row.points, msLeft: Number(row.ms_left) };
 }
 
+/**
+ * `count` of each budget in turn, in one statement: a budget is counted only while the ones
+ * before it held (as one `count` after another, stopping at the first refusal, would). Answers
+ * the counts made, in the budgets' order.
+ */
+async function countInTurn(em: EntityManager, budgets: { key: string; points: number; windowMs: number }[]) {
+  const steps = budgets.map(
+    (_, k) =>
+      `c${k} as (insert into rate_limits (key, points, expire) select ?, 1, ${NOW_MS} + ?
+         ${k === 0 ? '' : `where (select points from c${k - 1}) <= ?`}
+       on conflict (key) do update set
+         points = case when rate_limits.expire <= ${NOW_MS} then 1 else rate_limits.points + 1 end,
+         expire = case when rate_limits.expire <= ${NOW_MS} then excluded.expire else rate_limits.expire end
+       returning points, greatest(0, expire - ${NOW_MS}) as ms_left)`,
+  );
+  const params = budgets.flatMap((b, k) => (k === 0 ? [b.key, b.windowMs] : [b.key, b.windowMs, budgets[k - 1].points]));
+  const rows = await em.execute<{ k: number; points: number; ms_left: string }[]>(
+    `with ${steps.join(', ')} ${budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}`).join(' union all ')}`,
+    params,
+  );
+  return rows.sort((a, b) => a.k - b.k).map((r) => ({ points: r.points, msLeft: Number(r.ms_left) }));
+}
+
 async function current(em: EntityManager, key: string): Promise<{ points: number; msLeft: number } | undefined> {
   const [row] = await em.execute<{ points: number; ms_left: string }[]>(
     `select points, expire - ${NOW_MS} as ms_left from rate_limits where key = ? and expire > ${NOW_MS}`,
@@ -91,10 +114,14 @@ function rule<Who>(orm: Orm, keyed: Keyed<Who>[], message: string): RateLimit<Wh
   const refuse = (msLeft: number) => rateLimited(message, Math.max(1, Math.ceil(msLeft / 1000)));
   return {
     async consume(who) {
-      for (const budget of budgets(who)) {
-        const { points, msLeft } = await count(orm.em.fork(), budget.key, budget.windowSeconds * 1000);
-        if (points > budget.points) throw refuse(msLeft);
-      }
+      const list = budgets(who);
+      const counted = await countInTurn(
+        orm.em.fork(),
+        list.map((b) => ({ key: b.key, points: b.points, windowMs: b.windowSeconds * 1000 })),
+      );
+      counted.forEach(({ points, msLeft }, k) => {
+        if (points > list[k].points) throw refuse(msLeft);
+      });
     },
     async check(who) {
       for (const budget of budgets(who)) {

@@ -46,23 +46,27 @@ const ids = (list: number[]) => (list.length > 0 ? list : [null]);
 /** Rows of `select` as one JSON array (`[]` for none): a part of a statement that answers several lists. */
 const jsonRows = (select: string) => `(select coalesce(json_agg(r), '[]') from (${select}) r)`;
 
+export interface PricingRows {
+  products: PricingProductRow[];
+  groups: PricingGroupRow[];
+  values: PricingValueRow[];
+  supplements: PricingSupplementRow[];
+}
+
 /**
- * Everything a cart is priced from, in one statement whatever the cart's size: the products,
- * their option groups, the chosen option values and supplements, each as a JSON array.
+ * Everything a cart is priced from, whatever the cart's size, as the select list of one
+ * statement (checkout reads it with the store and the address): the products, their option
+ * groups, the chosen option values and supplements, each a JSON array column.
  */
-export async function pricingRows(em: EntityManager, productIds: number[], valueIds: number[], supplementIds: number[]) {
-  const [rows] = await em.execute<
-    { products: PricingProductRow[]; groups: PricingGroupRow[]; values: PricingValueRow[]; supplements: PricingSupplementRow[] }[]
-  >(
-    `select
-       ${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id in (?)`)} as products,
+export function pricingColumns(productIds: number[], valueIds: number[], supplementIds: number[]): { sql: string; params: unknown[] } {
+  return {
+    sql: `${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id in (?)`)} as products,
        ${jsonRows(`select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id in (?)`)} as groups,
        ${jsonRows(`select v.id, v.group_id, g.product_id, v.name, v.price_cents
                    from product_option_values v join product_option_groups g on g.id = v.group_id where v.id in (?)`)} as "values",
        ${jsonRows(`select id, product_id, name, price_cents from product_supplements where id in (?)`)} as supplements`,
-    [ids(productIds), ids(productIds), ids(valueIds), ids(supplementIds)],
-  );
-  return rows;
+    params: [ids(productIds), ids(productIds), ids(valueIds), ids(supplementIds)],
+  };
 }
 
 export const PRODUCT_BLOCKS = ['products', 'featured_products', 'trending_products'] as const;

@@ -2,9 +2,8 @@
  * Prices a cart from the database alone: base price, chosen option values and supplements,
  * quantity. Every problem is reported under its item's path (`items.2.options`), all at once.
  */
-import { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrors } from '../../common/errors';
-import { pricingRows } from '../catalog/product-query';
+import { pricingColumns, PricingRows } from '../catalog/product-query';
 import { CheckoutItemInput } from './checkout.inputs';
 
 export interface PricedExtra {
@@ -25,16 +24,17 @@ export interface PricedItem {
   extras: PricedExtra[];
 }
 
-export async function priceCart(
-  tx: EntityManager,
-  storeId: number,
-  items: CheckoutItemInput[],
-  errors: FieldErrors,
-): Promise<PricedItem[]> {
-  const productIds = [...new Set(items.map((i) => i.productId))];
-  const valueIds = [...new Set(items.flatMap((i) => i.options ?? []))];
-  const supplementIds = [...new Set(items.flatMap((i) => i.supplements ?? []))];
-  const rows = await pricingRows(tx, productIds, valueIds, supplementIds);
+/** The select list reading what `items` are priced from (checkout-query.ts reads it with the store). */
+export function cartColumns(items: CheckoutItemInput[]): { sql: string; params: unknown[] } {
+  return pricingColumns(
+    [...new Set(items.map((i) => i.productId))],
+    [...new Set(items.flatMap((i) => i.options ?? []))],
+    [...new Set(items.flatMap((i) => i.supplements ?? []))],
+  );
+}
+
+/** `rows`: what `cartColumns(items)` read. */
+export function priceCart(rows: PricingRows, storeId: number, items: CheckoutItemInput[], errors: FieldErrors): PricedItem[] {
   const products = new Map(rows.products.map((p) => [p.id, p]));
   const groups = rows.groups;
   const values = new Map(rows.values.map((v) => [v.id, v]));

@@ -1,9 +1,10 @@
 /**
- * Checkout's read of where an order goes, in one statement: the store (what the order copies
- * and whether it is open now), the customer's address (copied into the order), and whether
- * the store delivers there.
+ * Checkout's reads, in one statement: the store (what the order copies and whether it is open
+ * now), the customer's address (copied into the order), whether the store delivers there, and
+ * what the cart is priced from.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
+import type { PricingRows } from '../catalog/product-query';
 
 export interface CheckoutStore {
   id: number;
@@ -34,24 +35,22 @@ export interface CheckoutPlace {
   address: CheckoutAddress | null;
   /** The address lies within the store's delivery radius (false without either). */
   inside: boolean;
+  /** What the cart is priced from (`cart`'s columns). */
+  cart: PricingRows;
 }
 
 /**
- * The store, the customer's address and whether the store delivers there. `localTimes`:
- * wall-clock times by zone (store_is_open's argument).
+ * The store, the customer's address, whether the store delivers there and the cart's rows.
+ * `localTimes`: wall-clock times by zone (store_is_open's argument); `cart`: the pricing
+ * columns of the cart (cart-pricing.ts `cartColumns`).
  */
 export async function checkoutPlace(
   tx: EntityManager,
   at: { storeId: number; addressId: number; userId: number },
   localTimes: string,
+  cart: { sql: string; params: unknown[] },
 ): Promise<CheckoutPlace> {
-  const [row] = await tx.execute<
-    {
-      store: CheckoutStore | null;
-      address: CheckoutAddress | null;
-      inside: boolean;
-    }[]
-  >(
+  const [row] = await tx.execute<(Omit<CheckoutPlace, 'cart'> & PricingRows)[]>(
     `select
        case when s.id is null then null else json_build_object(
          'id', s.id, 'isActive', s.is_active, 'freeDelivery', s.free_delivery, 'deliveryPriceCents', s.delivery_price_cents,
@@ -62,11 +61,13 @@ export async function checkoutPlace(
          'latitude', a.latitude, 'longitude', a.longitude, 'instructions', a.instructions)
        end as address,
        coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false)
-         as inside
+         as inside,
+       ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
      left join user_addresses a on a.id = k.address_id and a.user_id = k.user_id`,
-    [at.storeId, at.addressId, at.userId, localTimes],
+    [...cart.params, at.storeId, at.addressId, at.userId, localTimes],
   );
-  return row;
+  const { store, address, inside, products, groups, values, supplements } = row;
+  return { store, address, inside, cart: { products, groups, values, supplements } };
 }

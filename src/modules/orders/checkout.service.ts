@@ -10,7 +10,7 @@ import { Context, viewerOf } from '../../context';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { meetZone, metZonesLocalTimes } from '../stores/local-time';
-import { priceCart } from './cart-pricing';
+import { cartColumns, priceCart } from './cart-pricing';
 import { checkoutPlace, CheckoutPlace } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
 import { claimKey, parseKey, requestHash, saveAnswer } from './idempotency';
@@ -44,7 +44,8 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
       if (claim?.answer) return { placed: claim.answer, events: [] };
       // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
       if (claim) throw conflict('A request with this Idempotency-Key is still being processed.');
-      const order = await createOrder(tx, viewer.userId, input, await placeOf(ctx, tx, viewer.userId, input), problems);
+      const place = await placeOf(ctx, tx, viewer.userId, input, !problems.items);
+      const order = await createOrder(tx, viewer.userId, input, place, problems);
       const events = [await appendEvent(tx, order.id, 'status')];
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
       if (key) await saveAnswer(tx, viewer.userId, key, placed);
@@ -65,12 +66,14 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
  * now" by the same rule as the store's is_open at the request's instant: in the zones this
  * process has met, and once more for a store of a zone met for the first time.
  */
-async function placeOf(ctx: Context, tx: EntityManager, userId: number, input: CheckoutInput): Promise<CheckoutPlace> {
+async function placeOf(ctx: Context, tx: EntityManager, userId: number, input: CheckoutInput, priced: boolean): Promise<CheckoutPlace> {
   const at = { storeId: input.storeId, addressId: input.addressId, userId };
-  const place = await checkoutPlace(tx, at, await metZonesLocalTimes(ctx));
+  // An empty or oversized cart (a rule problem of `items`) is not read: the work stays bounded.
+  const cart = cartColumns(priced ? input.items : []);
+  const place = await checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart);
   if (!place.store || place.store.zoneKnown) return place;
   meetZone(place.store.timezone);
-  return checkoutPlace(tx, at, await metZonesLocalTimes(ctx));
+  return checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart);
 }
 
 /** `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported with the database's. */
@@ -91,8 +94,7 @@ async function createOrder(
   else if (!store.open) add('storeId', 'The store is closed at the moment.');
   if (!address) add('addressId', 'The selected address is not one of your saved addresses.');
   else if (storeOk && !place.inside) add('addressId', 'The address is outside the store’s delivery area.');
-  // An empty or oversized cart (a rule problem of `items`) is not priced: the work stays bounded.
-  const items = storeOk && !problems.items ? await priceCart(tx, input.storeId, input.items, errors) : [];
+  const items = storeOk && !problems.items ? priceCart(place.cart, input.storeId, input.items, errors) : [];
   if (!store || !address || Object.keys(errors).length > 0) throw validationFailed(errors);
 
   const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
