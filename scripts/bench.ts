@@ -24,6 +24,9 @@
  * each request another customer's `POST /api/v1/customer/orders` with a varied cart of their
  * store and a new Idempotency-Key; after its loaded run, the path runs again at half its rate,
  * whose p99 the issue bounds (printed under the table).
+ * `fanout` (issue 26; scripts/bench-fanout.ts) is not an autocannon path: one order's events to
+ * `--followers` sockets (1,000) beside a bare `ws` broadcast, memory per socket, and
+ * `--fanout-orders` (10) orders × `--followers` moved together; `--paths fanout` runs it alone.
  * `--smoke` (CI): 300 stores, 1 s per path, 4 connections, one service for all paths; fails
  * on any error or non-2xx answer, on a statement that cannot be explained, or when a twin's
  * answer (status and body, byte for byte, 30 of its path's URLs) differs from the service's.
@@ -383,7 +386,8 @@ async function main() {
     const customers = checkouts ? await prepareCustomers(databaseUrl, smoke ? 50 : BENCH_CUSTOMERS) : [];
     const paths = selectPaths(benchPaths(city.sample, drivers, customers), words);
     // `--paths fanout` alone runs the fan-out section only (its reference is the bare ws server, not the hellos).
-    const fanout = !words || words.some((w) => 'fanout'.startsWith(w));
+    // Not in a smoke run unless asked for (it starts six servers of its own).
+    const fanout = words ? words.some((w) => 'fanout'.startsWith(w)) : !smoke;
     const loaded = !words || words.some((w) => !'fanout'.startsWith(w));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
