@@ -31,6 +31,7 @@
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
+import { freeLoopbackPort } from '../src/db/postgres-server';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client as Pg } from 'pg';
@@ -84,20 +85,9 @@ process.on('exit', () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A Redis of the run's own (no persistence), so `--redis down` stops nobody else's. */
 async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
