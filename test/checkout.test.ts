@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
+import { watchStatements } from './helpers/statements';
 
 const t = useOrderWorld();
 
@@ -219,6 +220,22 @@ describe('POST /api/v1/customer/orders', () => {
     const kinds = await sql(`select kind from notification_outbox where order_id = ? order by kind`, [id]);
     // The owner has no device: the new order goes by WhatsApp (the reminder only by push).
     expect(kinds.map((k) => k.kind)).toEqual(['new_order']);
+  });
+
+  it('sends six statements: the order limits, then begin, the claim with every read, the order with all it holds, its notifications, commit', async () => {
+    await placeOrder(t.server, t.w); // the token's revocation looked up, the store's zone met
+    const watch = watchStatements(t.server.db.orm);
+    const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
+    const texts = watch.stop();
+    expect(res.status).toBe(201);
+    expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      'with c0 as',
+      'BEGIN;',
+      'with claim as',
+      'with o as',
+      'with k (kind,',
+      'COMMIT;',
+    ]);
   });
 
   it('answers 401 without a token', async () => {
