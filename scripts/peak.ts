@@ -35,16 +35,13 @@ import { freeLoopbackPort } from '../src/db/postgres-server';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client as Pg } from 'pg';
-import { Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
-import jwt from 'jsonwebtoken';
+import type { Client } from 'graphql-ws';
 import { randomUUID } from 'node:crypto';
 import { serverDatabase } from '../src/db/admin';
-import { loadConfig } from '../src/config';
 import { Random } from '../src/db/seed/random';
 import { BenchCustomer, cartOf, prepareCustomers } from './bench-customers';
-import { BenchDriver, prepareDrivers } from './bench-drivers';
-import { prepareCity, rssMb, Server, startServer, stopServer } from './bench-process';
+import { BenchDriver, benchSigner, prepareDrivers } from './bench-drivers';
+import { openGraphqlSocket, prepareCity, rssMb, Server, startServer, stopServer } from './bench-process';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -125,23 +122,7 @@ async function call(base: string, method: string, url: string, token: string, bo
   return { status: res.status, body: parsed };
 }
 
-function openSocket(url: string, token: string): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const client = createClient({
-      url,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: false,
-      onNonLazyError: () => undefined,
-      keepAlive: 10_000,
-      on: {
-        connected: () => resolve(client),
-        closed: (event) => reject(new Error(`socket closed (${(event as { code: number }).code})`)),
-      },
-    });
-  });
-}
+const openSocket = async (url: string, token: string): Promise<Client> => (await openGraphqlSocket(url, token)).client;
 
 interface Update {
   orderId: number;
@@ -269,22 +250,11 @@ async function prepareOwners(databaseUrl: string, storeIds: number[]): Promise<M
        where s.id = x.store_id returning s.id as store_id, u.id as user_id`,
       [storeIds, phones],
     );
-    const { jwt: jwtConfig } = loadConfig({ ...process.env, ...BENCH_SERVICE_ENV, DATABASE_URL: databaseUrl });
-    return new Map(rows.map((r) => [r.store_id, sign(jwtConfig, r.user_id)]));
+    const sign = benchSigner(databaseUrl);
+    return new Map(rows.map((r) => [r.store_id, sign(r.user_id)]));
   } finally {
     await client.end();
   }
-}
-
-function sign(jwtConfig: { secret: string; issuer: string; audience: string }, userId: number): string {
-  return jwt.sign({}, jwtConfig.secret, {
-    algorithm: 'HS256',
-    expiresIn: 3600,
-    issuer: jwtConfig.issuer,
-    audience: jwtConfig.audience,
-    subject: String(userId),
-    jwtid: randomUUID(),
-  });
 }
 
 /** Drivers waiting at the stores of the run (dispatch gives each order the nearest free one). */
