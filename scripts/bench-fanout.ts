@@ -400,11 +400,18 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
     const followers = await followService(server.url, world.orders, perOrder);
     await sleep(1000);
     const after = o.rssMb(server.pid);
+    // BENCH_CPU_PROFILE (bench-servers.ts): the service's CPU profile of the two fan-outs only.
+    const profiling = Boolean(o.env.BENCH_CPU_PROFILE);
+    if (profiling) process.kill(server.pid, 'SIGUSR2');
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'preparing')));
     await arrived(followers, 3);
     await sleep(200);
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'ready')));
     await arrived(followers, 4);
+    if (profiling) {
+      process.kill(server.pid, 'SIGUSR2');
+      await sleep(1000); // the profile is written
+    }
     const sorted = ages(followers, 2);
     const f = faults(followers, 4);
     await closeAll(followers);
