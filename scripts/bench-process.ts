@@ -83,7 +83,7 @@ export function rssOfPid(pid: number): number | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return kb / 1024;
+    return Number.isFinite(kb) ? kb / 1024 : null; // a process that died has no VmRSS line until it is reaped
   } catch {
     return null;
   }
