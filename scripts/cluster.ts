@@ -48,7 +48,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -56,6 +56,7 @@ import { DEVELOPMENT_TEST_NUMBERS } from '../src/config';
 import { serverDatabase } from '../src/db/admin';
 import { FakeFcm, ReceivedPush } from '../test/helpers/fake-fcm';
 import { FAKE_STRIPE_KEYS, FakeStripe } from '../test/helpers/fake-stripe';
+import { openGraphqlSocket } from './bench-process';
 
 const ROOT = path.resolve(__dirname, '..');
 const CODE = '123456';
@@ -331,39 +332,20 @@ async function signIn(base: string, phone: string, { device = false } = {}): Pro
 }
 
 /** A websocket through the balancer: its graphql-ws client and the instance that took it. */
-function openSocket(
+async function openSocket(
   wsUrl: string,
   token: string,
   localAddress?: string,
 ): Promise<{ client: Client; instance: string | null; closed: Promise<number> }> {
-  return new Promise((resolve, reject) => {
-    let instance: string | null = null;
-    let closedWith: (code: number) => void = () => undefined;
-    const closed = new Promise<number>((r) => (closedWith = r));
-    class Tagged extends WebSocket {
-      constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { localAddress });
-        this.once('upgrade', (res) => (instance = (res.headers['x-instance'] as string | undefined) ?? null));
-      }
+  let instance: string | null = null;
+  class Tagged extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { localAddress });
+      this.once('upgrade', (res) => (instance = (res.headers['x-instance'] as string | undefined) ?? null));
     }
-    const client = createClient({
-      url: wsUrl,
-      webSocketImpl: Tagged,
-      connectionParams: { authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: false,
-      // A close is expected here (logout, restarts) and counted by the caller, not printed.
-      onNonLazyError: () => undefined,
-      keepAlive: 10_000,
-      on: {
-        connected: () => resolve({ client, instance, closed }),
-        closed: (event) => {
-          closedWith((event as { code: number }).code);
-          reject(new Error(`socket closed before it was acknowledged (${(event as { code: number }).code})`));
-        },
-      },
-    });
-  });
+  }
+  const { client, closed } = await openGraphqlSocket(wsUrl, token, Tagged);
+  return { client, instance, closed };
 }
 
 /** A socket on a given instance: opens through the balancer until that instance takes one. */
