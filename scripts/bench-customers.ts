@@ -9,13 +9,10 @@
  * without the per-minute limits: bench-service-env.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
-import { loadConfig } from '../src/config';
 import { Random } from '../src/db/seed/random';
 import { localTimesOf } from '../src/modules/stores/local-time';
-import type { BenchRequest } from './bench-drivers';
-import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { benchSigner, type BenchRequest } from './bench-drivers';
 
 /** A product a cart may hold, with what may be added to it (none of its option groups is required). */
 export interface MenuItem {
@@ -100,20 +97,13 @@ export async function prepareCustomers(databaseUrl: string, count: number, store
       [users.map((u) => u.id), points.map((p) => p.lat), points.map((p) => p.lng)],
     );
     const addressOf = new Map(addresses.map((a) => [a.user_id, a.id]));
-    const { jwt: jwtConfig } = loadConfig({ ...process.env, ...BENCH_SERVICE_ENV, DATABASE_URL: databaseUrl });
+    const token = benchSigner(databaseUrl);
     return users.map((u, k) => ({
       userId: u.id,
       addressId: addressOf.get(u.id)!,
       storeId: stores[k % stores.length].id,
       menu: menus.get(stores[k % stores.length].id)!,
-      token: jwt.sign({}, jwtConfig.secret, {
-        algorithm: 'HS256',
-        expiresIn: 3600,
-        issuer: jwtConfig.issuer,
-        audience: jwtConfig.audience,
-        subject: String(u.id),
-        jwtid: randomUUID(),
-      }),
+      token: token(u.id),
     }));
   } finally {
     await client.end();

@@ -20,6 +20,24 @@ export interface BenchDriver {
   home: { lat: number; lng: number };
 }
 
+/**
+ * Signs access tokens as the bench service signs them (its secret, issuer and audience, read
+ * from the same configuration), an hour long, each with a jti of its own: the benches' and the
+ * peak's drivers, customers, followers and owners.
+ */
+export function benchSigner(databaseUrl: string): (userId: number) => string {
+  const { jwt: jwtConfig } = loadConfig({ ...process.env, ...BENCH_SERVICE_ENV, DATABASE_URL: databaseUrl });
+  return (userId) =>
+    jwt.sign({}, jwtConfig.secret, {
+      algorithm: 'HS256',
+      expiresIn: 3600,
+      issuer: jwtConfig.issuer,
+      audience: jwtConfig.audience,
+      subject: String(userId),
+      jwtid: randomUUID(),
+    });
+}
+
 export async function prepareDrivers(databaseUrl: string, count: number): Promise<BenchDriver[]> {
   const rnd = new Random(26);
   const client = new Client({ connectionString: databaseUrl });
@@ -45,19 +63,8 @@ export async function prepareDrivers(databaseUrl: string, count: number): Promis
        from unnest($1::int[], $2::float8[], $3::float8[]) as h(id, lat, lng) where d.id = h.id`,
       [rows.map((r) => r.id), homes.map((h) => h.lat), homes.map((h) => h.lng)],
     );
-    const { jwt: jwtConfig } = loadConfig({ ...process.env, ...BENCH_SERVICE_ENV, DATABASE_URL: databaseUrl });
-    return rows.map((r, k) => ({
-      driverId: r.id,
-      home: homes[k],
-      token: jwt.sign({}, jwtConfig.secret, {
-        algorithm: 'HS256',
-        expiresIn: 3600,
-        issuer: jwtConfig.issuer,
-        audience: jwtConfig.audience,
-        subject: String(r.user_id),
-        jwtid: randomUUID(),
-      }),
-    }));
+    const token = benchSigner(databaseUrl);
+    return rows.map((r, k) => ({ driverId: r.id, home: homes[k], token: token(r.user_id) }));
   } finally {
     await client.end();
   }

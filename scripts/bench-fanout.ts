@@ -21,13 +21,10 @@
  *      moved together: the oldest event any follower got (goal: ≤ 1 s), and none lost.
  * Every follower must receive every event once, in seq order: lost or duplicated ones are counted.
  */
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import WebSocket from 'ws';
-import { loadConfig } from '../src/config';
-import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { benchSigner } from './bench-drivers';
 
 export interface FanoutServer {
   url: string;
@@ -227,16 +224,7 @@ export async function prepareOrders(databaseUrl: string, count: number) {
     } = await client.query<{ id: number; owner_id: number; latitude: number; longitude: number }>(
       `select id, owner_id, latitude, longitude from stores where is_active and owner_id is not null order by id limit 1`,
     );
-    const { jwt: signing } = loadConfig({ ...process.env, ...BENCH_SERVICE_ENV, DATABASE_URL: databaseUrl });
-    const token = (userId: number) =>
-      jwt.sign({}, signing.secret, {
-        algorithm: 'HS256',
-        expiresIn: 3600,
-        issuer: signing.issuer,
-        audience: signing.audience,
-        subject: String(userId),
-        jwtid: randomUUID(),
-      });
+    const token = benchSigner(databaseUrl);
     const orders: { id: number; token: string }[] = [];
     for (const user of users) {
       const {
@@ -412,11 +400,18 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
     const followers = await followService(server.url, world.orders, perOrder);
     await sleep(1000);
     const after = o.rssMb(server.pid);
+    // BENCH_CPU_PROFILE (bench-servers.ts): the service's CPU profile of the two fan-outs only.
+    const profiling = Boolean(o.env.BENCH_CPU_PROFILE);
+    if (profiling) process.kill(server.pid, 'SIGUSR2');
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'preparing')));
     await arrived(followers, 3);
     await sleep(200);
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'ready')));
     await arrived(followers, 4);
+    if (profiling) {
+      process.kill(server.pid, 'SIGUSR2');
+      await sleep(1000); // the profile is written
+    }
     const sorted = ages(followers, 2);
     const f = faults(followers, 4);
     await closeAll(followers);

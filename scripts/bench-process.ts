@@ -1,11 +1,14 @@
 /**
  * What the benches share to run a service: the city of a bench database (built once per size)
  * and the servers of scripts/bench-servers.ts as processes of their own, with their resident
- * memory. `npm run bench` (scripts/bench.ts) and `npm run peak` (scripts/peak.ts) use them.
+ * memory, and a graphql-ws client as the scripts' followers open one. `npm run bench`
+ * (scripts/bench.ts), `npm run peak` (scripts/peak.ts) and `npm run cluster` use them.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { openDatabase } from '../src/db/orm';
 import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '../src/db/seed/demo-city';
 
@@ -80,8 +83,44 @@ export function rssOfPid(pid: number): number | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return kb / 1024;
+    return Number.isFinite(kb) ? kb / 1024 : null; // a process that died has no VmRSS line until it is reaped
   } catch {
     return null;
   }
+}
+
+/**
+ * A graphql-ws client signed in with `token`, resolved once the server acknowledged it: no
+ * retries (a close is the caller's to count or to reopen), connected at once, pinged every
+ * 10 s. `closed` resolves with the close code whenever the socket closes; before the
+ * acknowledgement, the promise itself is refused. `webSocketImpl` lets a caller tag its sockets
+ * (cluster.ts reads the instance that took each upgrade and binds a local address).
+ */
+export function openGraphqlSocket(
+  url: string,
+  token: string,
+  webSocketImpl: unknown = WebSocket,
+): Promise<{ client: Client; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    let closedWith: (code: number) => void = () => undefined;
+    const closed = new Promise<number>((r) => (closedWith = r));
+    const client = createClient({
+      url,
+      webSocketImpl,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+      // A close is expected in these runs (logout, restarts, a killed instance) and counted by the caller, not printed.
+      onNonLazyError: () => undefined,
+      keepAlive: 10_000,
+      on: {
+        connected: () => resolve({ client, closed }),
+        closed: (event) => {
+          const code = (event as { code: number }).code;
+          closedWith(code);
+          reject(new Error(`socket closed before it was acknowledged (${code})`));
+        },
+      },
+    });
+  });
 }

@@ -15,7 +15,8 @@
  *              clock once and sends it to every open socket
  *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
  *              and session limits `npm start` gives it
- * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1.
+ * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1. BENCH_CPU_PROFILE: see
+ * profileOnSignal.
  * With BENCH_RECORD_SQL=1 (the service only, started with an IPC channel) every statement its
  * `pg` clients send is recorded; the message "take-sql" answers with the statements recorded
  * since the last one (scripts/bench-plans.ts explains them). Never set in a loaded run.
@@ -34,6 +35,30 @@ const HELLO = JSON.stringify({ hello: 'world' });
 
 function ready(server: http.Server): void {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
+}
+
+/**
+ * BENCH_CPU_PROFILE=<dir> (the service only): each SIGUSR2 starts V8's sampling profiler, the
+ * next one stops it and writes `<dir>/service-<pid>-<n>.cpuprofile` (Chrome DevTools reads it).
+ * The fan-out bench sends them around its measured events, so the profile is the fan-out's.
+ */
+async function profileOnSignal(dir: string): Promise<void> {
+  const { Session } = await import('node:inspector/promises');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  let running = false;
+  let written = 0;
+  process.on('SIGUSR2', () => {
+    running = !running;
+    if (running) return void session.post('Profiler.start');
+    void session.post('Profiler.stop').then(({ profile }) => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(`${dir}/service-${process.pid}-${++written}.cpuprofile`, JSON.stringify(profile));
+    });
+  });
 }
 
 export interface RecordedStatement {
@@ -111,6 +136,7 @@ async function main(kind: string): Promise<void> {
     // As src/main.ts opens it: the pool size and session limits are part of what is measured.
     const db = await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.database.poolMax, limits: config.database });
     const app = await createApp(config, db.orm, createLogger('silent'));
+    if (process.env.BENCH_CPU_PROFILE) await profileOnSignal(process.env.BENCH_CPU_PROFILE);
     ready(app.httpServer);
   } else {
     throw new Error(`unknown server kind "${kind}"`);

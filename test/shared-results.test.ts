@@ -4,7 +4,8 @@
  * choose the stream do not split the selection; any other field runs per subscriber.
  */
 import { ExecutionResult, GraphQLInt, GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
-import { SHARED_RESULT, subscribeShared } from '../src/graphql/shared-results';
+import { PushedStream, StreamSink } from '../src/common/pushed-stream';
+import { SHARED_RESULT, SharedAnswers, subscribeShared } from '../src/graphql/shared-results';
 
 type Event = { seq: number };
 
@@ -105,5 +106,113 @@ describe('shared subscription answers', () => {
     expect((await Promise.all(next)).map(data)).toEqual([{ own: { seq: 1 } }, { own: { seq: 1 } }]);
     expect(runs.seq).toBe(2);
     await Promise.all(subs.map((s) => s.return!()));
+  });
+
+  it('delivers text to each subscriber in order, computed and serialised once per event and selection', async () => {
+    const { schema, runs, publish } = world();
+    const text = parse('subscription { shared { seq } }');
+    const subs = (await Promise.all([open(schema, text), open(schema, text)])) as SharedAnswers[];
+    const written: string[][] = [[], []];
+    let serialised = 0;
+    const serialise = (r: ExecutionResult) => (serialised++, JSON.stringify(r));
+    const deliveries = subs.map((s, k) => s.deliver((t) => written[k].push(t), serialise));
+    const ends = deliveries.map((d) => d.next());
+    publish({ seq: 1 });
+    publish({ seq: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(written).toEqual([0, 1].map(() => ['{"data":{"shared":{"seq":1}}}', '{"data":{"shared":{"seq":2}}}']));
+    expect(runs.seq).toBe(2);
+    expect(serialised).toBe(2);
+    await Promise.all(deliveries.map((d) => d.return!()));
+    expect((await Promise.all(ends)).every((r) => r.done)).toBe(true);
+  });
+
+  it('a source that pushes is called synchronously; answers computed later keep their order; the end follows them', async () => {
+    const schema = new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLInt } } }),
+      subscription: new GraphQLObjectType({
+        name: 'Subscription',
+        fields: {
+          shared: {
+            type: GraphQLInt,
+            extensions: { [SHARED_RESULT]: true },
+            subscribe: () => source,
+            // The first answer takes longer than the second: delivery still follows the events.
+            resolve: (e: Event) => new Promise((resolve) => setTimeout(() => resolve(e.seq), e.seq === 1 ? 20 : 0)),
+          },
+        },
+      }),
+    });
+    let sink: StreamSink<Event> | undefined;
+    let returned = 0;
+    const source: PushedStream<Event> = {
+      pushTo: (s) => (sink = s),
+      next: () => Promise.reject(new Error('pulled')),
+      return: () => (returned++, Promise.resolve({ value: undefined, done: true })),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    const sub = (await open(schema, parse('subscription { shared }'))) as SharedAnswers;
+    const written: string[] = [];
+    const delivery = sub.deliver(
+      (t) => written.push(t),
+      (r) => JSON.stringify(r.data),
+    );
+    expect(sink).toBeUndefined(); // nothing starts before graphql-ws pulls
+    const end = delivery.next();
+    sink!.next({ seq: 1 });
+    sink!.next({ seq: 2 });
+    sink!.end();
+    let done = false;
+    void end.then(() => (done = true));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(written).toEqual([]);
+    expect(done).toBe(false);
+    await expect(end).resolves.toEqual({ value: undefined, done: true });
+    expect(written).toEqual(['{"shared":1}', '{"shared":2}']);
+    expect(returned).toBe(0);
+  });
+
+  it("ends with the stream's error after what came before it; a write that throws ends that subscriber only", async () => {
+    const sinks: StreamSink<Event>[] = [];
+    const pushing = (): PushedStream<Event> => ({
+      pushTo: (s) => void sinks.push(s),
+      next: () => Promise.reject(new Error('pulled')),
+      return: () => Promise.resolve({ value: undefined, done: true }),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    });
+    const schema = new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLInt } } }),
+      subscription: new GraphQLObjectType({
+        name: 'Subscription',
+        fields: { shared: { type: GraphQLInt, extensions: { [SHARED_RESULT]: true }, subscribe: pushing, resolve: (e: Event) => e.seq } },
+      }),
+    });
+    const text = parse('subscription { shared }');
+    const [good, broken] = (await Promise.all([open(schema, text), open(schema, text)])) as SharedAnswers[];
+    const written: string[] = [];
+    const goodEnd = good
+      .deliver(
+        (t) => written.push(t),
+        (r) => JSON.stringify(r.data),
+      )
+      .next();
+    const brokenEnd = broken
+      .deliver(
+        () => {
+          throw new Error('socket gone');
+        },
+        (r) => JSON.stringify(r.data),
+      )
+      .next();
+    const event = { seq: 1 };
+    for (const sink of sinks) sink.next(event);
+    await expect(brokenEnd).rejects.toThrow('socket gone');
+    sinks[0].end(new Error('feed failed'));
+    await expect(goodEnd).rejects.toThrow('feed failed');
+    expect(written).toEqual(['{"shared":1}']);
   });
 });

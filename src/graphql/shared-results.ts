@@ -8,12 +8,21 @@
  * (visibility is decided when subscribing, by the field's `subscribe`), nor on the field's own
  * arguments (they choose the stream). Its streams hand the same event object to every
  * subscriber (modules/tracking/order-feed.ts), so here each event is executed once per
- * selection and the ExecutionResult is reused by every subscriber with that selection; graphql-ws
- * then writes it to each socket. Everything else goes through graphql-js's `subscribe`.
+ * selection and the ExecutionResult is reused by every subscriber with that selection.
+ * Everything else goes through graphql-js's `subscribe`.
  *
  * The selection's identity is the parsed document (websocket.ts parses each distinct text once),
  * the operation name and the variables used below the root field.
+ *
+ * Delivery: the stream returned is an async iterator of ExecutionResults, as graphql-ws expects.
+ * The socket layer may instead ask it to `deliver` (websocket.ts, graphql-ws's `onOperation`
+ * hook): each answer is then serialised once per event and selection, and each subscriber's
+ * message is that text behind its own id, handed to its socket as the event comes (a source that
+ * can push, `common/pushed-stream.ts`, calls in synchronously: no promise per subscriber and
+ * event). graphql-ws then holds an iterator that yields nothing and ends when the stream ends, so
+ * its `complete` and `error` messages, and its unsubscribe and close handling, are unchanged.
  */
+import { isPushedStream, StreamSink } from '../common/pushed-stream';
 import {
   createSourceEventStream,
   DocumentNode,
@@ -83,19 +92,233 @@ function selectionKey(args: ExecutionArgs, known: { id: number; streamOnly: Set<
   return `${known.id}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(variables)}`;
 }
 
-/** Answers already computed, per event object and selection; gone with the event. */
-const answers = new WeakMap<object, Map<string, Answer>>();
+/**
+ * An answer to one event for one selection: computed once, serialised once (per serialiser: one
+ * per websocket server). Subscribers delivered to directly wait on it while it is computed.
+ */
+interface Shared {
+  result: Answer;
+  /** Set once computed. */
+  value?: ExecutionResult;
+  failure?: unknown;
+  text?: string;
+  serialisedBy?: (result: ExecutionResult) => string;
+  waiting?: Delivery[];
+}
 
-function answerOf(args: ExecutionArgs, key: string, event: unknown): Answer {
-  if (event === null || typeof event !== 'object') return execute({ ...args, rootValue: event });
+/** Answers already computed, per event object and selection; gone with the event. */
+const answers = new WeakMap<object, Map<string, Shared>>();
+
+function compute(args: ExecutionArgs, event: unknown): Shared {
+  const result = execute({ ...args, rootValue: event });
+  if (!(result instanceof Promise)) return { result, value: result };
+  const shared: Shared = { result };
+  void result
+    .then(
+      (value) => void (shared.value = value),
+      (error: unknown) => void (shared.failure = error ?? new Error('The answer failed.')),
+    )
+    .finally(() => {
+      const waiting = shared.waiting ?? [];
+      shared.waiting = undefined;
+      for (const delivery of waiting) delivery.flush();
+    });
+  return shared;
+}
+
+function sharedOf(args: ExecutionArgs, key: string, event: unknown): Shared {
+  if (event === null || typeof event !== 'object') return compute(args, event);
   let byKey = answers.get(event);
-  if (!byKey) answers.set(event, (byKey = new Map<string, Answer>()));
-  let answer = byKey.get(key);
-  if (!answer) {
-    answer = execute({ ...args, rootValue: event });
-    byKey.set(key, answer);
+  if (!byKey) answers.set(event, (byKey = new Map<string, Shared>()));
+  let shared = byKey.get(key);
+  if (!shared) byKey.set(key, (shared = compute(args, event)));
+  return shared;
+}
+
+function textOf(shared: Shared, serialise: (result: ExecutionResult) => string): string {
+  if (shared.serialisedBy !== serialise) {
+    shared.text = serialise(shared.value!);
+    shared.serialisedBy = serialise;
   }
-  return answer;
+  return shared.text!;
+}
+
+const END = Symbol('end');
+type Queued = Shared | { [END]: true; error?: Error };
+
+/**
+ * One subscriber's direct delivery: its answers in order, each written as soon as it and the
+ * ones before it are computed. As an iterator (graphql-ws's), it yields nothing and settles when
+ * the stream ends: done, or the stream's error.
+ */
+class Delivery implements AsyncIterableIterator<never> {
+  private queue: Queued[] = [];
+  private started = false;
+  private closed = false;
+  private ended?: { error?: Error };
+  private settle?: { resolve: (r: IteratorResult<never>) => void; reject: (e: unknown) => void };
+  /** What the source calls (a source that pushes, or `drain`). */
+  private readonly sink: StreamSink<unknown> = {
+    next: (event) => this.take(event),
+    end: (error) => this.enqueue({ [END]: true, error }),
+  };
+
+  constructor(
+    private readonly events: AsyncIterator<unknown>,
+    private readonly answerTo: (event: unknown) => Shared,
+    private readonly write: (text: string) => void,
+    private readonly serialise: (result: ExecutionResult) => string,
+  ) {}
+
+  /** graphql-ws's pull: starts the delivery; settles when the stream ends. */
+  next(): Promise<IteratorResult<never>> {
+    if (!this.started) {
+      this.started = true;
+      if (isPushedStream(this.events)) this.events.pushTo(this.sink);
+      else void this.drain();
+    }
+    if (this.ended) {
+      const { error } = this.ended;
+      this.ended = {};
+      return error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+  }
+
+  private take(event: unknown): void {
+    if (this.closed || this.ended) return;
+    const shared = this.answerTo(event);
+    if (this.queue.length === 0 && shared.value !== undefined) this.send(shared);
+    else this.enqueue(shared);
+  }
+
+  private enqueue(item: Queued): void {
+    if (this.closed || this.ended) return;
+    this.queue.push(item);
+    if (this.queue.length === 1) this.flush();
+  }
+
+  /** Writes the queued answers that are ready, in order; waits on the first that is not. */
+  flush(): void {
+    while (!this.closed && this.queue.length > 0) {
+      const head = this.queue[0];
+      if (END in head) {
+        this.queue = [];
+        return this.finish(head.error);
+      }
+      if (head.failure !== undefined) {
+        this.queue = [];
+        void this.events.return?.();
+        return this.finish(head.failure instanceof Error ? head.failure : new Error('The answer failed.'));
+      }
+      if (head.value === undefined) {
+        (head.waiting ??= []).push(this);
+        return;
+      }
+      this.queue.shift();
+      this.send(head);
+    }
+  }
+
+  private send(shared: Shared): void {
+    try {
+      this.write(textOf(shared, this.serialise));
+    } catch (error) {
+      // A socket that cannot be written to ends this subscriber only, never the feed's loop.
+      this.queue = [];
+      void this.events.return?.();
+      this.finish(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private finish(error?: Error): void {
+    if (this.ended) return;
+    this.ended = { error };
+    const settle = this.settle;
+    if (!settle) return;
+    this.settle = undefined;
+    this.ended = {};
+    if (error === undefined) settle.resolve({ value: undefined, done: true });
+    else settle.reject(error);
+  }
+
+  /** A source that cannot push: pulled here, one event after the other. */
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const next = await this.events.next();
+        if (this.closed) return;
+        if (next.done) return this.sink.end();
+        this.sink.next(next.value);
+      }
+    } catch (error) {
+      this.sink.end(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  async return(): Promise<IteratorResult<never>> {
+    this.closed = true;
+    this.queue = [];
+    this.finish();
+    await this.events.return?.();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<never>> {
+    await this.return();
+    throw error;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+}
+
+/**
+ * The answers of one subscriber of a SHARED_RESULT field: pulled as ExecutionResults, or
+ * delivered (`deliver`) as text straight to the subscriber's socket.
+ */
+export class SharedAnswers implements AsyncIterableIterator<ExecutionResult> {
+  private delivering = false;
+
+  constructor(
+    private readonly args: ExecutionArgs,
+    private readonly key: string,
+    private readonly events: AsyncIterator<unknown>,
+  ) {}
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    const next = await this.events.next();
+    if (next.done) return { value: undefined, done: true };
+    return { value: await sharedOf(this.args, this.key, next.value).result, done: false };
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.events.return?.();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<ExecutionResult>> {
+    if (this.events.throw) await this.events.throw(error);
+    else await this.events.return?.();
+    throw error;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  /**
+   * From now on each answer is `serialise`d once per event and selection and handed to `write`
+   * in order, as the events come (nothing is written before the returned iterator's first
+   * `next()`). The iterator yields nothing and ends with the stream (done, or its error); its
+   * `return()` stops the stream. The events go one way: this object is not pulled any more.
+   */
+  deliver(write: (text: string) => void, serialise: (result: ExecutionResult) => string): AsyncIterableIterator<never> {
+    if (this.delivering) throw new Error('Already delivered.');
+    this.delivering = true;
+    return new Delivery(this.events, (event) => sharedOf(this.args, this.key, event), write, serialise);
+  }
 }
 
 /** graphql-ws's `subscribe` option: shared answers for SHARED_RESULT fields, graphql-js's `subscribe` otherwise. */
@@ -104,25 +327,5 @@ export async function subscribeShared(args: ExecutionArgs): Promise<AsyncIterabl
   if (!known) return subscribe(args);
   const source = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in source)) return source;
-  const key = selectionKey(args, known);
-  const events = source[Symbol.asyncIterator]();
-  const answers: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      const next = await events.next();
-      return next.done ? { value: undefined, done: true } : { value: await answerOf(args, key, next.value), done: false };
-    },
-    async return() {
-      await events.return?.();
-      return { value: undefined, done: true };
-    },
-    async throw(error: unknown) {
-      if (events.throw) await events.throw(error);
-      else await events.return?.();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
-  return answers;
+  return new SharedAnswers(args, selectionKey(args, known), source[Symbol.asyncIterator]());
 }

@@ -12,6 +12,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import {
   DocumentNode,
   ExecutionArgs,
+  ExecutionResult,
   GraphQLError,
   GraphQLSchema,
   Kind,
@@ -28,7 +29,7 @@ import { Config } from '../config';
 import { Context, createContext, Services, Viewer } from '../context';
 import { formatGraphQLError, FormatOptions } from './errors';
 import { limitRules, parseLimited } from './limits';
-import { subscribeShared } from './shared-results';
+import { SharedAnswers, subscribeShared } from './shared-results';
 import { CLOSE, SocketGuard } from './socket-guard';
 
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 20;
@@ -109,6 +110,11 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
     args.contextValue = kept;
   };
 
+  // A `next` message's payload as graphql-ws would write it after `onNext` below: the result,
+  // its errors formatted. Shared answers are serialised with it once per event and selection.
+  const payloadText = (result: ExecutionResult) =>
+    JSON.stringify(result.errors ? { ...result, errors: result.errors.map((e) => formatGraphQLError(e.toJSON(), e, format)) } : result);
+
   const revocations = services.tokenEvents.subscribe('revoked');
   void (async () => {
     for await (const { jti } of revocations) guard.revoked(jti);
@@ -163,6 +169,18 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
         const result = await subscribeShared(args);
         await settled(args);
         return result;
+      },
+      // A shared answer is written by us, its text once per event and selection behind each
+      // subscriber's id: the bytes graphql-ws would send, without its per-subscriber promise
+      // chain and serialisation. graphql-ws keeps an iterator that ends with the stream, so its
+      // complete, error, unsubscribe and close handling stay its own.
+      onOperation: (ctx, id, _payload, _args, result) => {
+        if (!(result instanceof SharedAnswers)) return undefined;
+        const socket = ctx.extra.socket;
+        const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+        return result.deliver((text) => {
+          if (socket.readyState === socket.OPEN) socket.send(`${head}${text}}`);
+        }, payloadText);
       },
       // The same shapes as /graphql: codes, no suggestions in production, internal errors masked.
       onError: (_ctx, _id, _payload, errors) => {

@@ -13,6 +13,7 @@
  * otherwise. The order's final status ends the feed and every follower's stream.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
+import { PushedStream, StreamSink } from '../../common/pushed-stream';
 import { Context, Services } from '../../context';
 import { storedPosition } from '../drivers/driver.service';
 import { OrderEventMessage, storedEventsAfter, subscribeEvents, topics } from '../orders/order-events';
@@ -57,10 +58,15 @@ export const nextCatchUp = (services: Services, bus: { downAt?: number }) => {
 
 export const isFinal = (event: OrderEventMessage) => event.type === 'status' && FINAL_STATUSES.includes(event.status as OrderStatus);
 
-/** A follower's stream: a queue the feed pushes into and graphql-ws pulls from. */
-class Follower implements AsyncIterableIterator<OrderEventMessage> {
+/**
+ * A follower's stream: a queue the feed pushes into and the socket layer pulls from, or, once a
+ * consumer asked for it (`pushTo`, graphql/shared-results.ts), a sink each event is handed to as
+ * the feed emits it: a thousand followers cost a loop, not a thousand promises.
+ */
+class Follower implements PushedStream<OrderEventMessage> {
   private queue: OrderEventMessage[] = [];
   private waiting?: { resolve: (r: IteratorResult<OrderEventMessage>) => void; reject: (e: unknown) => void };
+  private sink?: StreamSink<OrderEventMessage>;
   private finished = false;
   private failure?: Error;
   /** The time of the last position sent: an older one is not sent after it. */
@@ -74,7 +80,8 @@ class Follower implements AsyncIterableIterator<OrderEventMessage> {
       if (positionAt <= this.positionAt) return;
       this.positionAt = positionAt;
     }
-    if (this.waiting) {
+    if (this.sink) this.sink.next(event);
+    else if (this.waiting) {
       const { resolve } = this.waiting;
       this.waiting = undefined;
       resolve({ value: event, done: false });
@@ -85,12 +92,26 @@ class Follower implements AsyncIterableIterator<OrderEventMessage> {
   end(error?: Error): void {
     if (this.finished) return;
     this.finished = true;
+    if (this.sink) return this.sink.end(error);
     this.failure = error;
     if (this.waiting && this.queue.length === 0) {
       const { resolve, reject } = this.waiting;
       this.waiting = undefined;
       if (error === undefined) resolve({ value: undefined, done: true });
       else reject(error);
+    }
+  }
+
+  pushTo(sink: StreamSink<OrderEventMessage>): void {
+    if (this.sink || this.waiting) throw new Error('A follower has one consumer.');
+    this.sink = sink;
+    const queued = this.queue;
+    this.queue = [];
+    for (const event of queued) sink.next(event);
+    if (this.finished) {
+      const error = this.failure;
+      this.failure = undefined;
+      sink.end(error);
     }
   }
 
@@ -107,6 +128,7 @@ class Follower implements AsyncIterableIterator<OrderEventMessage> {
 
   return(): Promise<IteratorResult<OrderEventMessage>> {
     this.queue = [];
+    this.sink = undefined;
     this.finished = true;
     this.failure = undefined;
     this.waiting?.resolve({ value: undefined, done: true });
