@@ -111,7 +111,8 @@ describe('sockets per user and per IP', () => {
     refused.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
     expect((await refused.closed).code).toBe(4429);
     await until(
-      async () => (await sql(`select count(*)::int as n from socket_leases where user_id = ? and expires_at > now()`, [user.id]))[0].n === 0,
+      async () =>
+        (await sql(`select count(*)::int as n from socket_leases where user_id = ? and expires_at > now()`, [user.id]))[0].n === 0,
       "the dead instance's leases expired",
     );
     const live = track(await initSocket(server.wsUrl, token));
