@@ -19,7 +19,6 @@ import { StoreCategory } from '../src/modules/stores/store-category.entity';
 import { findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
 import { reachIndex } from '../src/modules/stores/reach/reach-loader';
 import { activeWindowSql } from '../src/common/active-window';
-import { AppEntityManager } from '../src/common/entity-manager';
 import { findStores } from '../src/modules/stores/find-stores';
 import { turnReachIndexOff } from '../src/modules/stores/reach/reach';
 import { openTestDatabase } from './helpers/database';
@@ -220,8 +219,8 @@ describe('nearby at city scale answers like the full sort', () => {
       for (const [name, rest] of await filters()) {
         for (const sort of [...STORE_SORTS]) {
           for (const offset of [0, 15]) {
-            const counted = em() as AppEntityManager;
-            const execute = jest.spyOn(counted, 'executePrepared');
+            const counted = em();
+            const execute = jest.spyOn(counted, 'execute');
             const got = await findStores(counted, { point: CASABLANCA, ...rest }, sort, { limit: 15, offset }, { cardsAt: at });
             const label = `${name} / ${sort} / ${offset}`;
             const expected = await reference({ point: CASABLANCA, ...rest }, sort, 15, offset);
@@ -270,10 +269,10 @@ describe('nearby at city scale answers like the full sort', () => {
       const index = await reachIndex(em(), { wait: true });
       const filter: StoreFilter = { point: CASABLANCA, ...(name === 'an offer added' ? { hasOffer: true } : {}) };
       const before = await reference({ point: CASABLANCA }, 'rating', 50, 0);
-      const racing = em() as AppEntityManager;
-      const execute = racing.executePrepared.bind(racing);
+      const racing = em();
+      const execute = racing.execute.bind(racing);
       let written = false;
-      jest.spyOn(racing, 'executePrepared').mockImplementation((async (...args: Parameters<typeof execute>) => {
+      jest.spyOn(racing, 'execute').mockImplementation((async (...args: Parameters<typeof execute>) => {
         // The copy has answered; the write commits before the page's statement starts.
         if (!written) await em().execute(write(before.ids));
         written = true;

@@ -86,11 +86,9 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
    * infer needs a cast (`?::text`). Lists are refused: `execute` expands them into `in (...)`, a
    * bound parameter would not. Inside a transaction or with query logging on, the statement
    * takes `execute`'s path (values inlined) as every other statement does; where connections
-   * share one session (`unnamedStatementsOnly`) it is sent unnamed. `named: false` for texts
-   * that vary with the request (a filter's conditions): sent unnamed, planned with its values,
-   * and still on the read pool rather than through knex's builder and runner.
+   * share one session (`unnamedStatementsOnly`) it is sent unnamed.
    */
-  async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[], { named = true } = {}): Promise<T[]> {
+  async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[]): Promise<T[]> {
     for (const value of params) {
       if (value !== null && typeof value === 'object')
         throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
@@ -100,14 +98,14 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
       return this.execute<T[]>(sql, params);
     }
     const text = config.get('onQuery')(sql, params);
-    const name = !named || sharedSessions.has(config) ? undefined : statementName(text);
+    const name = sharedSessions.has(config) ? undefined : statementName(text);
     const pool = readPools.get(config);
     try {
       if (pool) {
         let native = nativeTexts.get(text);
         if (native === undefined) {
           native = this.getKnex().raw(text, params).toSQL().toNative().sql;
-          if (name && nativeTexts.size < MAX_NAMED_STATEMENTS) nativeTexts.set(text, native);
+          if (nativeTexts.size < MAX_NAMED_STATEMENTS) nativeTexts.set(text, native);
         }
         const sent = native;
         return (
@@ -127,17 +125,7 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
   }
 }
 /** `em.executePrepared` of the application's EntityManager (every fork is one). */
-export function executePrepared<T extends EntityData<AnyEntity>>(
-  em: EntityManager,
-  sql: string,
-  params: PreparedValue[],
-  options?: { named?: boolean },
-): Promise<T[]> {
+export function executePrepared<T extends EntityData<AnyEntity>>(em: EntityManager, sql: string, params: PreparedValue[]): Promise<T[]> {
   if (!(em instanceof AppEntityManager)) throw new Error('executePrepared needs the application EntityManager (db/orm.ts)');
-  return em.executePrepared<T>(sql, params, options);
-}
-
-/** A list of ids as one bound value (`= any(?::int[])`): the text stays the same whatever the list's length. */
-export function idArray(ids: readonly number[]): string {
-  return `{${ids.join(',')}}`;
+  return em.executePrepared<T>(sql, params);
 }

@@ -9,7 +9,7 @@ import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames, sqlRowCount } from '../../common/name-search';
 import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
-import { executePrepared, PreparedValue, textsBuiltOnce } from '../../common/entity-manager';
+import { textsBuiltOnce } from '../../common/entity-manager';
 import { localTimesAt } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
@@ -56,11 +56,11 @@ export const ORDER_BY: Record<StoreSort, string> = {
 export function storeConditions(
   filter: StoreFilter,
   { box = true, localTimes, pointOnce = false }: { box?: boolean; localTimes?: string; pointOnce?: boolean } = {},
-): { where: string; params: PreparedValue[]; distance: string; distanceParams: PreparedValue[] } {
+): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
   const conditions = ['s.is_active'];
-  const params: PreparedValue[] = [];
+  const params: unknown[] = [];
   let distance = 'null::float8';
-  let distanceParams: PreparedValue[] = [];
+  let distanceParams: unknown[] = [];
   if (filter.point) {
     const here = pointEarth(pointOnce);
     const point = [filter.point.lat, filter.point.lng];
@@ -145,15 +145,13 @@ export async function findStoresBySql(em: EntityManager, filter: StoreFilter, so
   const { where, params, distance, distanceParams } = storeConditions(filter, { localTimes });
   const order = sort === 'distance' && !filter.point ? ORDER_BY.popularity : ORDER_BY[sort];
   // One scan answers the page and the total (a second scan would cost as much again).
-  const rows = await executePrepared<{ id: number; distance_m: number | null; total: string }>(
-    em,
+  const rows = await em.execute<{ id: number; distance_m: number | null; total: string }[]>(
     `select s.id, ${distance} as distance_m, count(*) over () as total
      from stores s
      where ${where}
      order by ${order}, ${filter.point ? 'distance_m asc, ' : ''}s.id asc
      limit ? offset ?`,
     [...distanceParams, ...params, page.limit, page.offset],
-    { named: false },
   );
   const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await countStores(em, filter, localTimes) : 0;
   return { stores: await loadInOrder(em, rows), total };
@@ -216,8 +214,7 @@ export async function nearestFirst(
 ): Promise<PageRow[]> {
   const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes });
   const point = [filter.point!.lat, filter.point!.lng];
-  return executePrepared<PageRow>(
-    em,
+  return em.execute<PageRow[]>(
     `select ${pageColumns(em, 'k.distance_m', cards, stamp)} from (
        select id, distance_m from (
          select s.id, ${distance} as distance_m from stores s where ${where}
@@ -226,14 +223,13 @@ export async function nearestFirst(
      join stores s on s.id = k.id
      order by k.distance_m, k.id`,
     [...distanceParams, ...params, ...point, page.offset + page.limit, page.limit, page.offset],
-    { named: false },
   );
 }
 
 /** How many active stores match (the `meta.total` of a page); `localTimes`: the open filter's (localTimesAt). */
 async function countStores(em: EntityManager, filter: StoreFilter, localTimes: string | undefined): Promise<number> {
   const { where, params } = storeConditions(filter, { localTimes });
-  const [row] = await executePrepared<{ n: string }>(em, `select count(*) as n from stores s where ${where}`, params, { named: false });
+  const [row] = await em.execute<{ n: string }[]>(`select count(*) as n from stores s where ${where}`, params);
   return Number(row.n);
 }
 
