@@ -23,7 +23,9 @@
  * `checkouts` (issue 26) is a write too: 1,000 customers of the city (scripts/bench-customers.ts),
  * each request another customer's `POST /api/v1/customer/orders` with a varied cart of their
  * store and a new Idempotency-Key; after its loaded run, the path runs again at half its rate,
- * whose p99 the issue bounds (printed under the table).
+ * whose p99 the issue bounds (printed under the table). Its twin (bench-twins/checkout.ts) sends
+ * the service's statements by its builders; the comparison sends one request (one key) to both
+ * at once, so whichever claims the key second answers the first's order, byte for byte.
  * `fanout` (issue 26; scripts/bench-fanout.ts) is not an autocannon path: one order's events to
  * `--followers` sockets (1,000) beside a bare `ws` broadcast, memory per socket, and
  * `--fanout-orders` (10) orders × `--followers` moved together; `--paths fanout` runs it alone.
@@ -84,8 +86,6 @@ interface BenchPath {
   latencyGoal?: number;
   /** The service path a hand-written handler answers like (same URL, same JSON). */
   twin?: string;
-  /** No hand-written twin runs beside it. */
-  alone?: true;
   /** p99 the issue bounds at half the rate reached under load, ms: the path runs a second time at that rate. */
   halfRateP99?: number;
 }
@@ -243,18 +243,16 @@ function benchPaths(sample: { id: number; slug: string }[], drivers: BenchDriver
       request: checkoutRequests(customers),
       goal: GOAL.checkouts,
       halfRateP99: CHECKOUT_HALF_RATE_P99_MS,
-      alone: true,
     },
   ];
   return [
     { id: 'node-http', name: 'node:http hello', kind: 'node-http', next: () => '/' },
     { id: 'express', name: 'Express 5 hello', kind: 'express', next: () => '/' },
     // Each read path right after its hand-written twin (scripts/bench-twins/): the same URLs from the same generator.
-    ...service.flatMap((p): BenchPath[] =>
-      p.alone
-        ? [p]
-        : [{ id: `hand-${p.id}`, name: `hand-written ${p.name}`, kind: 'hand', next: p.next, request: p.request, twin: p.id }, p],
-    ),
+    ...service.flatMap((p): BenchPath[] => [
+      { id: `hand-${p.id}`, name: `hand-written ${p.name}`, kind: 'hand', next: p.next, request: p.request, twin: p.id },
+      p,
+    ]),
     { id: 'healthz', name: 'healthz', kind: 'service', next: () => '/healthz' },
   ];
 }

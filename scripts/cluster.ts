@@ -1,5 +1,5 @@
 /**
- * npm run cluster -- [--instances 3] [--customers 20] [--orders-per-customer 10] [--minutes 12] [--quick]
+ * npm run cluster -- [--instances 3] [--customers 20] [--orders-per-customer 10] [--minutes 12] [--quick | --kill-only]
  *
  * The deployment kit's balancer configuration, tested on this machine (loopback only): a fresh
  * `<DATABASE_URL db>_cluster` database, the Redis at REDIS_URL, N instances of the compiled
@@ -26,11 +26,16 @@
  *   6. rolling restart (SIGTERM, one instance at a time) under a bounded mixed load
  *      (checkouts with Idempotency-Key retries, store steps, followers resuming with afterSeq):
  *      0 failed checkouts, 0 lost and 0 duplicated events, no 5xx a client did not retry away;
- *   7. kill -9 of one instance under the same load: the same bar, and its claimed outbox rows
- *      and its jobs are taken over by the others.
+ *   7. kill -9 of one instance under the same load, at a moment it holds claimed outbox rows (its
+ *      own FCM stand-in stops answering, so the sends of its worker's batch are in flight): the
+ *      same bar; each of those rows is sent by another instance once its lease ends, exactly
+ *      once, and each survivor runs the periodic jobs after the kill. Then a card order's
+ *      delivery on that instance, killed while its capture call waits on the fake Stripe: the
+ *      others' reconciliation captures it, once.
  * Clients come from distinct loopback addresses (127.0.x.y) where the per-address limits matter.
  * Prints the figures; exits 1 when a check fails. The whole run is bounded by --minutes.
- * --quick leaves out 6 and 7 (to try a check against a removed mechanism in a minute).
+ * --quick leaves out 6 and 7 (to try a check against a removed mechanism in a minute); --kill-only
+ * leaves out 6 (the same for 7's checks).
  * Importable: the instance and nginx helpers are exported; main runs only as the script.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument --
@@ -49,6 +54,8 @@ import { MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { DEVELOPMENT_TEST_NUMBERS } from '../src/config';
 import { serverDatabase } from '../src/db/admin';
+import { FakeFcm, ReceivedPush } from '../test/helpers/fake-fcm';
+import { FAKE_STRIPE_KEYS, FakeStripe } from '../test/helpers/fake-stripe';
 import { openGraphqlSocket } from './bench-process';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -66,14 +73,22 @@ function options() {
       minutes: { type: 'string', default: '12' },
       /** Instead of the checks: read and checkout throughput through nginx with 1..N instances. */
       throughput: { type: 'string', default: '' },
+      /** With --throughput: how many times over (1, 2, 3 instances, then again). */
+      rounds: { type: 'string', default: '1' },
       /** Without the rolling restart and the kill -9 (checks 6 and 7). */
       quick: { type: 'boolean', default: false },
+      /** Without the rolling restart (check 6). */
+      'kill-only': { type: 'boolean', default: false },
     },
   });
   return values;
 }
 /** Between one customer's checkouts: 20 customers × 10 orders span a rolling restart here (~2.5 min). */
 const PACE_MS = 10_000;
+/** NOTIFICATIONS_LEASE_SECONDS for the run: the killed instance's claimed rows are due again after this. */
+const LEASE_SECONDS = 15;
+/** PAYMENT_RECONCILE_EVERY_SECONDS for the run (60 by default): check 7c waits for a survivor's run. */
+const RECONCILE_EVERY_SECONDS = 10;
 /** WS_MAX_SOCKETS_PER_IP for the run: small, so that check 5 reaches it on every instance. */
 const SOCKETS_PER_IP = 4;
 const customerPhone = (i: number) => `+1415555${String(2000 + i)}`;
@@ -107,6 +122,8 @@ export interface Instance {
   metricsPort: number;
   child?: ChildProcess;
   log: string;
+  /** This instance's own variables (its FCM address here), over the shared ones. */
+  env?: Record<string, string>;
 }
 
 export function startInstance(instance: Instance, env: Record<string, string>): void {
@@ -117,6 +134,7 @@ export function startInstance(instance: Instance, env: Record<string, string>): 
     env: {
       PATH: process.env.PATH,
       ...env,
+      ...instance.env,
       PORT: String(instance.port),
       METRICS_PORT: String(instance.metricsPort),
       INSTANCE_NAME: instance.name,
@@ -147,7 +165,7 @@ export async function waitReady(instance: Instance, ms = 180_000): Promise<void>
 
 export function stopInstance(instance: Instance, signal: NodeJS.Signals): Promise<number | null> {
   const child = instance.child!;
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     child.once('exit', (code) => resolve(code));
     child.kill(signal);
@@ -287,10 +305,19 @@ function callFrom(localAddress: string, base: string, method: string, url: strin
   });
 }
 
-async function signIn(base: string, phone: string): Promise<string> {
+/** The push token of a signed-in phone's one device (`signIn(..., { device: true })`). */
+const pushToken = (phone: string) => `cluster-push-${phone.slice(1)}`;
+
+async function signIn(base: string, phone: string, { device = false } = {}): Promise<string> {
   const sent = await call(base, 'POST', '/v1/auth/customer/send-otp', { phone_number: phone });
   if (sent.status !== 202) throw new Error(`send-otp ${phone}: ${sent.status} ${JSON.stringify(sent.body)}`);
-  const verified = await call(base, 'POST', '/v1/auth/customer/verify-otp', { phone_number: phone, verification_code: CODE });
+  // With a device and its push token: the order's notifications to this user go out through FCM.
+  const deviceFields = device ? { device_id: `cluster-${phone.slice(1)}`, push_token: pushToken(phone) } : {};
+  const verified = await call(base, 'POST', '/v1/auth/customer/verify-otp', {
+    phone_number: phone,
+    verification_code: CODE,
+    ...deviceFields,
+  });
   if (verified.status !== 200) throw new Error(`verify-otp ${phone}: ${verified.status} ${JSON.stringify(verified.body)}`);
   if (verified.body.data.access_token) return verified.body.data.access_token as string;
   const created = await call(base, 'POST', '/v1/auth/customer/complete-profile', {
@@ -298,6 +325,7 @@ async function signIn(base: string, phone: string): Promise<string> {
     registration_token: verified.body.data.registration_token,
     first_name: 'Load',
     last_name: 'Customer',
+    ...deviceFields,
   });
   if (created.status !== 201) throw new Error(`complete-profile ${phone}: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.data.access_token as string;
@@ -517,6 +545,8 @@ async function main() {
   console.log('building the service (tsc -p tsconfig.build.json, as the image does without the pages)');
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   const databaseUrl = await serverDatabase(serverUrl, 'cluster', 'fresh');
+  const stripe = new FakeStripe();
+  const stripeUrl = await stripe.start();
   const testNumbers = [DEVELOPMENT_TEST_NUMBERS, ...Array.from({ length: CUSTOMERS + 2 }, (_, i) => `${customerPhone(i)}=${CODE}`)].join(
     ',',
   );
@@ -542,12 +572,31 @@ async function main() {
     WS_MAX_SOCKETS_PER_IP: String(SOCKETS_PER_IP),
     WS_CONNECTIONS_PER_IP_PER_MINUTE: '100000',
     READ_CACHE: 'off',
-    // A claimed outbox row of a killed instance is taken over after this (check 4b).
-    NOTIFICATIONS_LEASE_SECONDS: '5',
+    // A claimed outbox row of a killed instance is taken over once its lease ends (check 7b). An
+    // FCM send gives up well inside it, so a slow answer is not sent twice by a takeover.
+    NOTIFICATIONS_LEASE_SECONDS: String(LEASE_SECONDS),
+    FCM_TIMEOUT_MS: '5000',
+    // Cards through one fake Stripe (test/helpers/fake-stripe.ts) shared by the instances, as
+    // Stripe is; its webhooks go through nginx. Check 7c's capture is retried by the job.
+    ...FAKE_STRIPE_KEYS,
+    STRIPE_API_URL: stripeUrl,
+    PAYMENT_RECONCILE_EVERY_SECONDS: String(RECONCILE_EVERY_SECONDS),
   };
   const instances: Instance[] = [];
+  // Each instance sends its pushes to an FCM stand-in of its own (test/helpers/fake-fcm.ts), so
+  // that the killed instance's sends can be left unanswered while the others' are answered.
+  const fcm = new Map<string, FakeFcm>();
   for (let i = 1; i <= INSTANCES; i++) {
-    instances.push({ name: `app${i}`, port: await freePort(), metricsPort: await freePort(), log: path.join(tmp, `app${i}.log`) });
+    const fake = new FakeFcm();
+    await fake.start();
+    fcm.set(`app${i}`, fake);
+    instances.push({
+      name: `app${i}`,
+      port: await freePort(),
+      metricsPort: await freePort(),
+      log: path.join(tmp, `app${i}.log`),
+      env: fake.env(),
+    });
   }
   const started = Date.now();
   // All at once on the fresh database: the migrations run once (advisory lock), the demo city loads
@@ -578,6 +627,7 @@ async function main() {
   });
   children.add(balancer);
   const lb = `http://127.0.0.1:${lbPort}`;
+  stripe.webhookUrl = `${lb}/api/v1/payments/webhooks/stripe`;
   const wsUrl = `ws://127.0.0.1:${lbPort}/graphql`;
   for (let i = 0; ; i++) {
     const up = await fetch(`${lb}/healthz`).then(
@@ -619,14 +669,14 @@ async function main() {
   }
 
   // The store, its simple product, the drivers.
-  const ownerToken = await signIn(lb, OWNER);
-  const driverTokens = await Promise.all(DRIVERS.map((phone) => signIn(lb, phone)));
+  const ownerToken = await signIn(lb, OWNER, { device: true });
+  const driverTokens = await Promise.all(DRIVERS.map((phone) => signIn(lb, phone, { device: true })));
   const stores = await sql<{ id: number; latitude: number; longitude: number }[]>(
     `select s.id, s.latitude, s.longitude from stores s join users u on u.id = s.owner_id where u.phone_number = ? order by s.id`,
     [OWNER],
   );
   const customerTokens: string[] = [];
-  for (let i = 0; i < CUSTOMERS; i++) customerTokens.push(await signIn(lb, customerPhone(i)));
+  for (let i = 0; i < CUSTOMERS; i++) customerTokens.push(await signIn(lb, customerPhone(i), { device: true }));
   type Shop = { storeId: number; productId: number; lat: number; lng: number };
   let shop: Shop | undefined;
   for (const store of stores) {
@@ -650,7 +700,14 @@ async function main() {
     addresses.push((await call(lb, 'POST', '/api/v1/customer/addresses', addressBody(shop), token)).body.data.id as number);
 
   if (args.throughput) {
-    await throughput(Number(args.throughput), { instances, balancer, lbPort, shop, token: customerTokens[0], addressId: addresses[0] });
+    await throughput(Number(args.throughput), Number(args.rounds), {
+      instances,
+      balancer,
+      lbPort,
+      shop,
+      tokens: customerTokens,
+      addresses,
+    });
     balancer.kill('SIGTERM');
     await Promise.all(instances.map((i) => stopInstance(i, 'SIGTERM')));
     await database.close(true);
@@ -970,39 +1027,78 @@ async function main() {
   if (args.quick) {
     console.log('--quick: the rolling restart and the kill -9 are left out');
   } else {
-    await load('rolling restart (SIGTERM, one instance at a time) under load', async () => {
-      const times: string[] = [];
-      for (const instance of instances) {
-        // Spread over the load: each restart finds more followed orders (restarts take seconds here).
-        await sleep(20_000);
-        const t0 = Date.now();
-        const code = await stopInstance(instance, 'SIGTERM');
-        const drained = Date.now() - t0;
-        startInstance(instance, env);
-        await waitReady(instance);
-        times.push(
-          `${instance.name} exit ${code} after ${(drained / 1000).toFixed(1)} s, back in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-        );
-      }
-      return times.join('; ');
-    });
+    if (args['kill-only']) console.log('--kill-only: the rolling restart is left out');
+    else
+      await load('rolling restart (SIGTERM, one instance at a time) under load', async () => {
+        const times: string[] = [];
+        for (const instance of instances) {
+          // Spread over the load: each restart finds more followed orders (restarts take seconds here).
+          await sleep(20_000);
+          const t0 = Date.now();
+          const code = await stopInstance(instance, 'SIGTERM');
+          const drained = Date.now() - t0;
+          startInstance(instance, env);
+          await waitReady(instance);
+          times.push(
+            `${instance.name} exit ${code} after ${(drained / 1000).toFixed(1)} s, back in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          );
+        }
+        return times.join('; ');
+      });
 
+    // 7. kill -9 while the victim holds claimed outbox rows. A killed instance rarely holds one
+    // (it sends within a second), so its FCM stand-in stops answering first: the victim's worker
+    // claims a batch (the rows' due time pushed a lease ahead), sends it and waits; it is killed
+    // as soon as its first send arrives. Those rows are then due again only when their lease ends,
+    // and nothing but the lease's expiry (worker.ts's claim) brings them back: the victim stays
+    // down until they are sent (or LEASE_SECONDS + 30 s), so that another instance sends them.
     const victim = instances[INSTANCES - 1];
+    const victimFcm = fcm.get(victim.name)!;
     let killedAt = 0;
-    await load('kill -9 of one instance under load', async () => {
+    let heldAtKill: ReceivedPush[] = [];
+    const keyOf = (p: { token: string; data: { type: string; order_id: string } }) => `${p.token} ${p.data.type} ${p.data.order_id}`;
+    /** The outbox rows of the sends the victim had in flight, by the push each would make. */
+    const heldRows = async () =>
+      sql<{ key: string; status: string; attempts: number; sent_at: string | null }[]>(
+        `select h.token || ' ' || h.kind || ' ' || h.order_id as key, n.status, n.attempts, n.sent_at
+         from json_to_recordset(?::json) as h(token text, kind text, order_id int)
+         join user_devices d on d.push_token = h.token
+         join notification_outbox n on n.channel = 'push' and n.target = 'device:' || d.id and n.kind = h.kind and n.order_id = h.order_id`,
+        [JSON.stringify(heldAtKill.map((p) => ({ token: p.token, kind: p.data.type, order_id: Number(p.data.order_id) })))],
+      );
+    await load('kill -9 of one instance under load, while it holds claimed outbox rows', async () => {
       await sleep(30_000); // each customer's socket carries ~3 followed orders by then
+      victimFcm.hold();
+      const holdFrom = Date.now();
+      await waitFor(() => victimFcm.heldPushes.length > 0, 20_000);
+      await sleep(200); // the rest of that batch's sends
       killedAt = Date.now();
       await stopInstance(victim, 'SIGKILL');
-      await sleep(3000);
+      await sleep(100);
+      heldAtKill = [...victimFcm.heldPushes];
+      victimFcm.release(); // the dead sends' connections are dropped; nothing of them was accepted
+      await waitFor(
+        async () => {
+          const rows = await heldRows();
+          return rows.length === heldAtKill.length && rows.every((r) => r.status !== 'pending');
+        },
+        LEASE_SECONDS * 1000 + 30_000,
+      );
+      const down = Date.now() - killedAt;
       startInstance(victim, env);
       await waitReady(victim);
-      return `${victim.name} killed, restarted`;
+      return (
+        `${victim.name} killed ${((killedAt - holdFrom) / 1000).toFixed(1)} s after its FCM stopped answering, ` +
+        `${heldAtKill.length} sends in flight; restarted after ${(down / 1000).toFixed(0)} s`
+      );
     });
 
-    // 7b. The dead instance's jobs are taken over: outbox rows it had claimed are sent by the
-    // others once their lease (5 s here) ends; every instance runs the periodic jobs (payments'
-    // reconciliation every 60 s, the unanswered orders' expiry every 30 s), so each survivor
-    // must have run both since the kill (waited for up to 75 s after it).
+    // 7b. What the dead instance held is taken over. The outbox: each row whose send it had in
+    // flight is sent by another instance once its lease ends, exactly once (one push answered by
+    // the stand-ins in all, after the kill, none by the victim's), and no push of the whole run
+    // was answered twice. The periodic jobs: every instance runs them (payments' reconciliation
+    // every RECONCILE_EVERY_SECONDS here, the unanswered orders' expiry every 30 s), so each
+    // survivor must have run both since the kill (waited for up to 75 s after it).
     {
       const overdue = async () =>
         (await sql<{ n: number }[]>(`select count(*)::int as n from notification_outbox where status = 'pending' and due_at < now()`))[0].n;
@@ -1011,6 +1107,27 @@ async function main() {
       const byStatus = await sql<{ status: string; n: number; again: number }[]>(
         `select status, count(*)::int as n, count(*) filter (where attempts > 1)::int as again from notification_outbox group by status order by status`,
       );
+      const answered = [...fcm].flatMap(([name, fake]) => fake.received.map((push) => ({ name, key: keyOf(push), at: push.at })));
+      const times = new Map<string, number>();
+      for (const a of answered) times.set(a.key, (times.get(a.key) ?? 0) + 1);
+      const twice = [...times.values()].filter((n) => n > 1).length;
+      const rows = new Map((await heldRows()).map((r) => [r.key, r]));
+      const takeovers = heldAtKill.map((push) => {
+        const key = keyOf(push);
+        const sends = answered.filter((a) => a.key === key);
+        return { key, row: rows.get(key), sends };
+      });
+      const takenOver = takeovers.filter(
+        (t) =>
+          t.row?.status === 'sent' &&
+          t.row.attempts > 1 &&
+          t.sends.length === 1 &&
+          t.sends[0].name !== victim.name &&
+          t.sends[0].at > killedAt,
+      );
+      const by = new Map<string, number>();
+      for (const t of takenOver) by.set(t.sends[0].name, (by.get(t.sends[0].name) ?? 0) + 1);
+      const delays = takenOver.map((t) => (t.sends[0].at - killedAt) / 1000);
       const survivors = instances.filter((i) => i !== victim);
       const lastRuns = async () => {
         const runs: { name: string; job: string; at: number }[] = [];
@@ -1027,10 +1144,129 @@ async function main() {
       await waitFor(async () => since(await lastRuns()), Math.max(0, killedAt + 75_000 - Date.now()));
       const runs = await lastRuns();
       report(
-        "the killed instance's outbox rows and jobs are taken over",
-        left === 0 && since(runs),
-        `outbox ${byStatus.map((r) => `${r.status} ${r.n} (${r.again} claimed more than once)`).join(', ') || 'empty'}, ${left} overdue; ` +
-          `last runs: ${runs.map((r) => `${r.name} ${r.job} ${r.at ? `${((r.at - killedAt) / 1000).toFixed(0)} s after the kill` : 'never'}`).join(', ')}`,
+        "the killed instance's claimed outbox rows are sent once, by the others, after their lease",
+        heldAtKill.length > 0 && takenOver.length === heldAtKill.length && twice === 0 && left === 0,
+        `${heldAtKill.length} rows in flight on ${victim.name} at the kill` +
+          (heldAtKill.length === 0 ? ' (none: the takeover was not exercised)' : '') +
+          `, ${takenOver.length} sent once by another instance after the kill (${[...by].map(([n, c]) => `${n} ${c}`).join(', ') || 'none'}` +
+          (delays.length
+            ? `, ${Math.min(...delays).toFixed(1)}–${Math.max(...delays).toFixed(1)} s after it; lease ${LEASE_SECONDS} s`
+            : '') +
+          `)` +
+          (takenOver.length < takeovers.length
+            ? `; not taken over: ${takeovers
+                .filter((t) => !takenOver.includes(t))
+                .slice(0, 3)
+                .map((t) => `${t.key} row ${t.row ? `${t.row.status}, attempt ${t.row.attempts}` : 'missing'}, ${t.sends.length} answered`)
+                .join('; ')}`
+            : '') +
+          `; the run's pushes: ${answered.length} answered (${[...fcm].map(([n, f]) => `${n} ${f.received.length}`).join(', ')}), ${twice} twice; ` +
+          `outbox ${byStatus.map((r) => `${r.status} ${r.n} (${r.again} claimed more than once)`).join(', ') || 'empty'}, ${left} overdue`,
+      );
+      report(
+        "the killed instance's periodic jobs go on: each survivor ran each after the kill",
+        since(runs),
+        `last runs: ${runs.map((r) => `${r.name} ${r.job} ${r.at ? `${((r.at - killedAt) / 1000).toFixed(0)} s after the kill` : 'never'}`).join(', ')}`,
+      );
+    }
+
+    // 7c. The reconciliation takes over a capture the dead instance was making. A card order
+    // (the fake Stripe authorises it and sends the signed webhook through nginx) goes through the
+    // store's and the driver's steps; its delivery is sent straight to the victim, whose capture
+    // call Stripe leaves unanswered (and undone); the victim is killed while it waits. The
+    // delivery committed capture_requested_at: only the survivors' reconciliation (every
+    // PAYMENT_RECONCILE_EVERY_SECONDS) can capture it now, once, with the same idempotency key.
+    {
+      const direct = (i: Instance) => `http://127.0.0.1:${i.port}`;
+      const token = customerTokens[0];
+      const methods = await call(lb, 'GET', '/api/v1/payment-methods', undefined, token);
+      const card = (methods.body?.data ?? []).find((m: any) => m.code === 'card');
+      const placed = await call(lb, 'POST', '/api/v1/customer/orders', cartBody(shop, addresses[0]), token);
+      const orderId = placed.body?.data?.order_id as number;
+      const paid = await call(lb, 'POST', '/api/v1/payments', { order_id: orderId, payment_method_id: card?.id }, token, {
+        'Idempotency-Key': randomUUID(),
+      });
+      const [payment] = await sql<{ id: number; provider_ref: string }[]>('select id, provider_ref from payments where order_id = ?', [
+        orderId,
+      ]);
+      const paymentStatus = async () =>
+        (await sql<{ status: string }[]>('select status from payments where id = ?', [payment?.id ?? 0]))[0]?.status;
+      const confirmed = await fetch(`${stripeUrl}/_fake/payment_intents/${payment?.provider_ref}/confirm?outcome=authorized`, {
+        method: 'POST',
+      }).then((r) => r.status);
+      await waitFor(async () => (await paymentStatus()) === 'authorized', 15_000);
+      const steps: number[] = [];
+      for (const step of ['accept', 'preparing', 'ready'])
+        steps.push((await call(lb, 'POST', `/api/v1/store/orders/${orderId}/${step}`, undefined, ownerToken)).status);
+      // The load leaves orders waiting for the two drivers, and a free driver takes the oldest:
+      // they are carried here (both drivers at once, each delivery frees its driver for the next)
+      // until this order, the newest, has a driver.
+      let driverToken: string | undefined;
+      let cleared = 0;
+      const assignedBy = Date.now() + 90_000;
+      while (Date.now() < assignedBy) {
+        const [assigned] = await sql<{ phone_number: string }[]>(
+          `select u.phone_number from orders o join drivers d on d.id = o.driver_id join users u on u.id = d.user_id where o.id = ?`,
+          [orderId],
+        );
+        driverToken = assigned ? driverTokens[DRIVERS.indexOf(assigned.phone_number)] : undefined;
+        if (driverToken) break;
+        const moved = await Promise.all(
+          DRIVERS.map(async (phone, d) => {
+            const held = await sql<{ id: number; status: string }[]>(
+              `select o.id, o.status from orders o join drivers dr on dr.id = o.driver_id join users u on u.id = dr.user_id
+               where u.phone_number = ? and o.status in ('ready_for_pickup', 'picked_up') order by o.id`,
+              [phone],
+            );
+            for (const o of held) {
+              if (o.status === 'ready_for_pickup')
+                await call(lb, 'POST', `/api/v1/driver/orders/${o.id}/pickup`, undefined, driverTokens[d]);
+              await call(lb, 'POST', `/api/v1/driver/orders/${o.id}/deliver`, undefined, driverTokens[d]);
+            }
+            // A free driver's position is what offers it the waiting orders.
+            if (!held.length)
+              await call(lb, 'POST', '/api/v1/driver/location', { latitude: shop.lat + d * 0.0005, longitude: shop.lng }, driverTokens[d]);
+            return held.length;
+          }),
+        );
+        cleared += moved.reduce((a, b) => a + b, 0);
+        if (!moved.some(Boolean)) await sleep(500);
+      }
+      if (driverToken) steps.push((await call(lb, 'POST', `/api/v1/driver/orders/${orderId}/pickup`, undefined, driverToken)).status);
+      const captures = () => stripe.calls('POST', new RegExp(`^/v1/payment_intents/${payment?.provider_ref}/capture$`));
+      stripe.nextCapture('timeout');
+      let delivered = 'not sent';
+      if (driverToken) {
+        void call(direct(victim), 'POST', `/api/v1/driver/orders/${orderId}/deliver`, undefined, driverToken).then(
+          (a) => (delivered = String(a.status)),
+          () => (delivered = 'cut by the kill'),
+        );
+      }
+      await waitFor(() => captures().length > 0, 20_000);
+      const heldCaptures = captures().length;
+      const cardKilledAt = Date.now();
+      await stopInstance(victim, 'SIGKILL');
+      const capturesAtKill = captures().length;
+      await waitFor(async () => (await paymentStatus()) === 'captured', RECONCILE_EVERY_SECONDS * 1000 + 30_000);
+      const capturedAfter = (Date.now() - cardKilledAt) / 1000;
+      const status = await paymentStatus();
+      const [order] = await sql<{ status: string }[]>('select status from orders where id = ?', [orderId]);
+      const intent = stripe.intents.get(payment?.provider_ref ?? '');
+      const keys = new Set(captures().map((c) => c.idempotencyKey));
+      report(
+        "a capture the killed instance was making is completed by the others' reconciliation, once",
+        heldCaptures === 1 &&
+          order?.status === 'delivered' &&
+          status === 'captured' &&
+          intent?.status === 'succeeded' &&
+          intent.amount_received === intent.amount &&
+          keys.size === 1,
+        `card order ${orderId}: payment ${paid.status}, confirmed ${confirmed}, steps ${steps.join(' ')} ` +
+          `(${cleared} orders the load left delivered first); delivery sent to ${victim.name} ` +
+          `(${delivered}), order ${order?.status}; ${heldCaptures} capture left unanswered, ${victim.name} killed; payment ${status} ` +
+          `${status === 'captured' ? `${capturedAfter.toFixed(1)} s after the kill` : `after ${capturedAfter.toFixed(0)} s of waiting`} ` +
+          `(reconciliation every ${RECONCILE_EVERY_SECONDS} s); Stripe: ${captures().length} capture requests (${capturesAtKill} before the kill), ${keys.size} idempotency key, ` +
+          `intent ${intent?.status}, ${intent?.amount_received} of ${intent?.amount} received`,
       );
     }
   }
@@ -1054,23 +1290,65 @@ const autocannon = require('autocannon') as (options: {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-}) => Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number }>;
+  requests?: { setupRequest: (request: { headers: Record<string, string>; body?: string }) => unknown }[];
+}) => Promise<{
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number }>;
+}>;
+
+/** CPU seconds the whole machine spent (every process, other engineers' too) and its elapsed jiffies' worth of cores. */
+function machineCpu(): { busy: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + (fields[4] ?? 0);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+/** CPU seconds of a process tree's members by pid (nginx's master and workers). */
+function processCpu(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(after[11]) + Number(after[12]); // utime, stime
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
+}
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
 
 /**
  * Throughput through nginx with the first 1, 2, ... N instances in its upstream (the file
- * rewritten, nginx reloaded): a read path (nearby stores, the customer app's commonest read)
- * and checkouts, `seconds` each, and each instance's CPU per request from its own
- * process_cpu_seconds_total. The load generator, nginx and PostgreSQL share the same cores.
+ * rewritten, nginx reloaded), `rounds` times over (1, 2, 3, 1, 2, 3, ...: a drift of the shared
+ * machine's load shows as a difference between rounds): two read paths (nearby stores, the
+ * customer app's commonest read, and a store's catalog) and checkouts (spread over the customers,
+ * each with its own address), `seconds` each. Per instance, its CPU per request it answered
+ * (its process_cpu_seconds_total over its http_request_duration_seconds_count); nginx's CPU per
+ * request; the machine's busy cores (everyone's work: the load average is printed beside).
  */
 async function throughput(
   seconds: number,
+  rounds: number,
   c: {
     instances: Instance[];
     balancer: ChildProcess;
     lbPort: number;
     shop: { lat: number; lng: number; storeId: number; productId: number };
-    token: string;
-    addressId: number;
+    tokens: string[];
+    addresses: number[];
   },
 ) {
   const cpu = async (instance: Instance) => {
@@ -1079,39 +1357,76 @@ async function throughput(
     return Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0);
   };
   const lb = `http://127.0.0.1:${c.lbPort}`;
+  let next = 0;
   const paths = {
     nearby: { url: `${lb}/api/v1/stores/nearby?lat=${c.shop.lat}&lng=${c.shop.lng}`, connections: 20 },
+    catalog: { url: `${lb}/api/v1/store/stores/${c.shop.storeId}/catalog`, connections: 20 },
     checkout: {
       url: `${lb}/api/v1/customer/orders`,
       connections: 10,
       method: 'POST',
-      headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(cartBody(c.shop, c.addressId)),
+      headers: { 'content-type': 'application/json' },
+      // Each request as the next customer, to that customer's address: checkouts of one customer
+      // wait on each other (the per-customer limits are off for the run, its row lock is not).
+      requests: [
+        {
+          setupRequest: (request: { headers: Record<string, string>; body?: string }) => {
+            const k = next++ % c.tokens.length;
+            return {
+              ...request,
+              headers: { ...request.headers, authorization: `Bearer ${c.tokens[k]}` },
+              body: JSON.stringify(cartBody(c.shop, c.addresses[k])),
+            };
+          },
+        },
+      ],
     },
   };
+  // Answers other than 2xx by status, and requests that got none (errors, of which timeouts).
+  const notOk = (r: Awaited<ReturnType<typeof autocannon>>) =>
+    [
+      ...Object.entries(r.statusCodeStats)
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, { count }]) => `${count}× ${code}`),
+      ...(r.errors ? [`${r.errors} errors (${r.timeouts} timeouts)`] : []),
+    ].join(', ') || '0';
   const rows: string[] = [];
   const base = new Map<string, number>();
-  for (let n = 1; n <= c.instances.length; n++) {
-    const serving = c.instances.slice(0, n);
-    fs.writeFileSync(path.join(tmp, 'nginx.conf'), nginxConfig(c.lbPort, serving));
-    c.balancer.kill('SIGHUP'); // nginx re-reads its file; old workers finish their requests
-    await sleep(1500);
-    for (const [name, options] of Object.entries(paths)) {
-      const before = await Promise.all(serving.map(cpu));
-      const result = await autocannon({ ...options, duration: seconds });
-      const after = await Promise.all(serving.map(cpu));
-      const cpuSeconds = after.reduce((t, a, i) => t + a - before[i], 0);
-      const ms = (cpuSeconds * 1000) / Math.max(1, result.requests.total);
-      if (n === 1) base.set(name, result.requests.average);
-      rows.push(
-        `| ${name} | ${n} | ${result.requests.average.toFixed(0)} | ${(result.requests.average / base.get(name)!).toFixed(2)} | ` +
-          `${result.latency.p50} / ${result.latency.p99} | ${ms.toFixed(2)} | ${result.non2xx + result.errors} |`,
-      );
-      console.log(rows[rows.length - 1]);
+  const nginxPids = () => [c.balancer.pid!, ...childrenOf(c.balancer.pid!)];
+  for (let round = 1; round <= rounds; round++) {
+    for (let n = 1; n <= c.instances.length; n++) {
+      const serving = c.instances.slice(0, n);
+      fs.writeFileSync(path.join(tmp, 'nginx.conf'), nginxConfig(c.lbPort, serving));
+      c.balancer.kill('SIGHUP'); // nginx re-reads its file; old workers finish their requests
+      await sleep(1500);
+      for (const [name, options] of Object.entries(paths)) {
+        const load = os.loadavg()[0];
+        const before = { cpu: await Promise.all(serving.map(cpu)), counts: await requestCounts(serving), nginx: processCpu(nginxPids()) };
+        const machine0 = machineCpu();
+        const result = await autocannon({ ...options, duration: seconds });
+        const machine1 = machineCpu();
+        const after = { cpu: await Promise.all(serving.map(cpu)), counts: await requestCounts(serving), nginx: processCpu(nginxPids()) };
+        const perInstance = serving.map((instance, i) => {
+          // /metrics is served on its own port and counts in neither figure.
+          const served = after.counts.get(instance.name)! - before.counts.get(instance.name)!;
+          const cpuMs = (after.cpu[i] - before.cpu[i]) * 1000;
+          return { name: instance.name, served, ms: cpuMs / Math.max(1, served) };
+        });
+        const total = result.requests.total;
+        const nginxMs = ((after.nginx - before.nginx) * 1000) / Math.max(1, total);
+        const cores = (machine1.busy - machine0.busy) / seconds;
+        if (!base.has(`${round} ${name}`)) base.set(`${round} ${name}`, result.requests.average);
+        rows.push(
+          `| ${name} | ${n} | ${round} | ${result.requests.average.toFixed(0)} | ${(result.requests.average / base.get(`${round} ${name}`)!).toFixed(2)} | ` +
+            `${result.latency.p50} / ${result.latency.p99} | ${perInstance.map((p) => `${p.name} ${p.ms.toFixed(2)} (${p.served})`).join(', ')} | ` +
+            `${nginxMs.toFixed(2)} | ${cores.toFixed(2)} | ${load.toFixed(1)} | ${notOk(result)} |`,
+        );
+        console.log(rows[rows.length - 1]);
+      }
     }
   }
   console.log(
-    `\n| path | instances | req/s | ratio to 1 | p50 / p99 ms | instance CPU ms per request | not 2xx |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}`,
+    `\n| path | instances | round | req/s | ratio to 1 (same round) | p50 / p99 ms | instance CPU ms per request it answered (requests) | nginx CPU ms per request | machine busy cores (of ${os.cpus().length}) | load average (1 min) | not 2xx |\n|---|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`,
   );
 }
 

@@ -180,6 +180,8 @@ export interface PaymentsConfig {
   };
   /** Payments left waiting longer than this are checked with their provider. */
   reconcileAfterSeconds: number;
+  /** How often every instance runs the reconciliation job. */
+  reconcileEverySeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -452,7 +454,12 @@ function paymentsConfig(
           webhookToleranceSeconds: int('STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1, 3600),
         }
       : undefined;
-  return { currency, stripe, reconcileAfterSeconds: int('PAYMENT_RECONCILE_AFTER_SECONDS', 900, 10, 7 * 86400) };
+  return {
+    currency,
+    stripe,
+    reconcileAfterSeconds: int('PAYMENT_RECONCILE_AFTER_SECONDS', 900, 10, 7 * 86400),
+    reconcileEverySeconds: int('PAYMENT_RECONCILE_EVERY_SECONDS', 60, 1, 3600),
+  };
 }
 
 /**

@@ -73,7 +73,7 @@ async function main() {
         (done) => (jobDone('reconcile_payments', true), (done.settled > 0 || done.checked > 0) && logger.info(done, 'reconciled payments')),
       )
       .catch((error) => (jobDone('reconcile_payments', false), logger.warn({ err: error }, 'reconciling payments failed')));
-  }, 60_000).unref();
+  }, config.payments.reconcileEverySeconds * 1000).unref();
 
   let stopping = false;
   const shutdown = async (signal: string) => {

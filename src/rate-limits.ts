@@ -64,6 +64,13 @@ async function count(em: EntityManager, key: string, windowMs: number): Promise<
  * the counts made, in the budgets' order.
  */
 async function countInTurn(em: EntityManager, budgets: { key: string; points: number; windowMs: number }[]) {
+  const { sql, params } = countInTurnStatement(budgets);
+  const rows = await em.execute<{ k: number; points: number; ms_left: string }[]>(sql, params);
+  return rows.sort((a, b) => a.k - b.k).map((r) => ({ points: r.points, msLeft: Number(r.ms_left) }));
+}
+
+/** `countInTurn`'s statement: a row (`k`, `points`, `ms_left`) per budget counted. */
+export function countInTurnStatement(budgets: { key: string; points: number; windowMs: number }[]): { sql: string; params: unknown[] } {
   const steps = budgets.map(
     (_, k) =>
       `c${k} as (insert into rate_limits (key, points, expire) select ?, 1, ${NOW_MS} + ?
@@ -74,11 +81,10 @@ async function countInTurn(em: EntityManager, budgets: { key: string; points: nu
        returning points, greatest(0, expire - ${NOW_MS}) as ms_left)`,
   );
   const params = budgets.flatMap((b, k) => (k === 0 ? [b.key, b.windowMs] : [b.key, b.windowMs, budgets[k - 1].points]));
-  const rows = await em.execute<{ k: number; points: number; ms_left: string }[]>(
-    `with ${steps.join(', ')} ${budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}`).join(' union all ')}`,
+  return {
+    sql: `with ${steps.join(', ')} ${budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}`).join(' union all ')}`,
     params,
-  );
-  return rows.sort((a, b) => a.k - b.k).map((r) => ({ points: r.points, msLeft: Number(r.ms_left) }));
+  };
 }
 
 async function current(em: EntityManager, key: string): Promise<{ points: number; msLeft: number } | undefined> {

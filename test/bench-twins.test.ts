@@ -9,6 +9,9 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { twinApp } from '../scripts/bench-twins/app';
 import { memoryApp } from '../scripts/bench-twins/nearby-memory';
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { checkoutRequests, prepareCustomers } from '../scripts/bench-customers';
 import { bind } from '../scripts/bench-twins/twin';
 import { CASABLANCA, refreshAfterBulkLoad, seedDemoCity } from '../src/db/seed/demo-city';
 import { startTestServer, TestServer } from './helpers/server';
@@ -26,7 +29,7 @@ beforeAll(async () => {
   await seedDemoCity(server.db.orm.em.fork(), { stores: 200, seed: 11 });
   await refreshAfterBulkLoad(server.db.orm.em.fork());
   stores = await server.db.orm.em.fork().execute(`select id, slug from stores where is_active order by id limit 6`);
-  const twins = await twinApp(server.db.orm.config.get('clientUrl'));
+  const twins = await twinApp(server.db.orm.config.get('clientUrl'), server.config);
   closeTwin = twins.close;
   twin = http.createServer(twins.app);
   await new Promise<void>((resolve) => twin.listen(0, '127.0.0.1', resolve));
@@ -88,6 +91,39 @@ describe('the hand-written twins', () => {
       const [mine, theirs] = await Promise.all([answer(memoryUrl, url), answer(server.url, url)]);
       expect({ url, ...mine }).toEqual({ url, ...theirs });
     }
+  });
+
+  it("answer the bench's checkouts as the service does: one request (one key) to both at once makes one order, answered alike", async () => {
+    const customers = await prepareCustomers(server.db.orm.config.get('clientUrl'), 3);
+    const { secret, issuer, audience } = server.config.jwt;
+    for (const c of customers) {
+      c.token = jwt.sign({}, secret, {
+        algorithm: 'HS256',
+        expiresIn: 600,
+        issuer,
+        audience,
+        subject: String(c.userId),
+        jwtid: randomUUID(),
+      });
+    }
+    const next = checkoutRequests(customers);
+    const count = async () => Number((await server.db.orm.em.fork().execute(`select count(*) as n from orders`))[0].n);
+    const before = await count();
+    for (let k = 0; k < 6; k++) {
+      const { path, ...init } = next();
+      const [mine, theirs] = await Promise.all(
+        [twinUrl, server.url].map(async (base) => {
+          const res = await fetch(`${base}${path}`, init);
+          return { status: res.status, body: await res.text() };
+        }),
+      );
+      expect(mine).toEqual(theirs);
+      expect(mine.status).toBe(201);
+      // A retry to the twin alone answers the same.
+      const again = await fetch(`${twinUrl}${path}`, init);
+      expect({ status: again.status, body: await again.text() }).toEqual(theirs);
+    }
+    expect(await count()).toBe(before + 6);
   });
 
   it('bind the service placeholders as pg parameters, a list one per item', () => {

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
+import { watchStatements } from './helpers/statements';
 
 const t = useOrderWorld();
 
@@ -178,6 +179,65 @@ describe('POST /api/v1/customer/orders', () => {
     expect(await countOrders()).toBe(1);
   });
 
+  it('writes each line with its own extras in the cart order, the same product twice included, with its first event and notification', async () => {
+    const body = cart(t.w, {
+      items: [
+        { product_id: t.w.pizza.id, quantity: 1, options: [t.w.pizza.sizes[0]], supplements: [t.w.pizza.cheese] },
+        { product_id: t.w.cola.id, quantity: 2, special_instructions: 'Cold' },
+        { product_id: t.w.pizza.id, quantity: 3, options: [t.w.pizza.sizes[1]] },
+      ],
+    });
+    const res = await placeOrder(t.server, t.w, body);
+    expect(res.status).toBe(201);
+    // (60 + 0 + 8) + 2 × 12 + 3 × (60 + 25) = 347, + 15 delivery
+    expect(res.body.data.total).toBe(362);
+    const id = res.body.data.order_id;
+    const detail = await t.server.http.get(`/api/v1/customer/orders/${id}`, { token: t.w.customer.token });
+    const lines = detail.body.data.items.map((i: Record<string, unknown>) => [
+      i.product_name,
+      i.quantity,
+      i.unit_price,
+      i.special_instructions,
+      i.options,
+      i.supplements,
+    ]);
+    expect(lines).toEqual([
+      [
+        'Margherita',
+        1,
+        68,
+        null,
+        [{ id: t.w.pizza.sizes[0], name: 'Medium', price: 0 }],
+        [{ id: t.w.pizza.cheese, name: 'Extra cheese', price: 8 }],
+      ],
+      ['Cola', 2, 12, 'Cold', [], []],
+      ['Margherita', 3, 85, null, [{ id: t.w.pizza.sizes[1], name: 'Large', price: 25 }], []],
+    ]);
+    expect(await sql(`select last_event_seq from orders where id = ?`, [id])).toEqual([{ last_event_seq: 1 }]);
+    expect(await sql(`select seq, type, status, data from order_events where order_id = ?`, [id])).toEqual([
+      { seq: 1, type: 'status', status: 'pending_acceptance', data: null },
+    ]);
+    const kinds = await sql(`select kind from notification_outbox where order_id = ? order by kind`, [id]);
+    // The owner has no device: the new order goes by WhatsApp (the reminder only by push).
+    expect(kinds.map((k) => k.kind)).toEqual(['new_order']);
+  });
+
+  it('sends six statements: the order limits, then begin, the claim with every read, the order with all it holds, its notifications, commit', async () => {
+    await placeOrder(t.server, t.w); // the token's revocation looked up, the store's zone met
+    const watch = watchStatements(t.server.db.orm);
+    const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
+    const texts = watch.stop();
+    expect(res.status).toBe(201);
+    expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      'with c0 as',
+      'BEGIN;',
+      'with claim as',
+      'with o as',
+      'with k (kind,',
+      'COMMIT;',
+    ]);
+  });
+
   it('answers 401 without a token', async () => {
     const res = await t.server.http.post('/api/v1/customer/orders', cart(t.w));
     expect(res.status).toBe(401);
@@ -258,6 +318,69 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     expect(bad.status).toBe(422);
     const good = await placeOrder(t.server, t.w, cart(t.w), headers);
     expect(good.status).toBe(201);
+  });
+
+  it('keeps the first answer with the order: a replay reads it, even once the promo code it used is used up', async () => {
+    await promo(t.server, { code: 'ONCEKEY', maxUsesPerCustomer: 1 });
+    const headers = { 'Idempotency-Key': 'checkout-promo' };
+    const first = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'ONCEKEY' }), headers);
+    expect(first.status).toBe(201);
+    expect(await sql(`select response from idempotency_keys where key = ?`, ['checkout-promo'])).toEqual([
+      { response: { orderId: first.body.data.order_id, status: 'pending_acceptance', total: first.body.data.total } },
+    ]);
+    const retry = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'ONCEKEY' }), headers);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(await sql('select used_count from promo_codes')).toEqual([{ used_count: 1 }]);
+    expect(await countOrders()).toBe(1);
+  });
+
+  it('claims nothing for a malformed body: the key then serves a good request', async () => {
+    const headers = { 'Idempotency-Key': 'checkout-malformed' };
+    const bodies: unknown[] = [
+      { ...cart(t.w), items: 'pizza' },
+      { ...cart(t.w), store_id: String(t.w.owner.store.id) },
+      { ...cart(t.w), items: [null] },
+      { ...cart(t.w), items: [{ product_id: t.w.cola.id, quantity: 1.5 }] },
+      { ...cart(t.w), items: [{ product_id: t.w.cola.id, quantity: 1, options: [[1]] }] },
+      [cart(t.w)],
+    ];
+    for (const body of bodies) {
+      const res = await placeOrder(t.server, t.w, body as never, headers);
+      expect({ body, status: res.status }).toEqual({ body, status: 422 });
+    }
+    const raw = await fetch(`${t.server.url}/api/v1/customer/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.w.customer.token}`, 'content-type': 'application/json', ...headers },
+      body: '{"store_id": 1, "items": [',
+    });
+    expect(raw.status).toBe(400);
+    expect(await sql(`select count(*)::int as n from idempotency_keys`)).toEqual([{ n: 0 }]);
+    expect((await placeOrder(t.server, t.w, cart(t.w), headers)).status).toBe(201);
+    expect(await countOrders()).toBe(1);
+  });
+
+  it('lets each waiting request with one key try in turn when the first fails, and claims it for none', async () => {
+    const headers = { 'Idempotency-Key': 'checkout-failing-race' };
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => placeOrder(t.server, t.w, cart(t.w, { code_promo: 'NOPE' }), headers)),
+    );
+    expect(answers.map((a) => [a.status, Object.keys(a.body.errors)])).toEqual(Array.from({ length: 4 }, () => [422, ['code_promo']]));
+    expect(await sql(`select count(*)::int as n from idempotency_keys`)).toEqual([{ n: 0 }]);
+    expect(await countOrders()).toBe(0);
+  });
+
+  it('answers 422 to a request with the key of another body made at once, and makes one order', async () => {
+    const headers = { 'Idempotency-Key': 'checkout-two-bodies' };
+    const [a, b] = await Promise.all([
+      placeOrder(t.server, t.w, cart(t.w), headers),
+      placeOrder(t.server, t.w, cart(t.w, { items: [{ product_id: t.w.cola.id, quantity: 1 }] }), headers),
+    ]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses).toEqual([201, 422]);
+    const refused = a.status === 422 ? a : b;
+    expect(Object.keys(refused.body.errors)).toEqual(['idempotency_key']);
+    expect(await countOrders()).toBe(1);
   });
 
   it('keys are per customer', async () => {

@@ -218,7 +218,7 @@ describe('payments configuration', () => {
   };
 
   it('offers cash only by default, in dirhams', () => {
-    expect(loadConfig({}).payments).toEqual({ currency: 'mad', stripe: undefined, reconcileAfterSeconds: 900 });
+    expect(loadConfig({}).payments).toEqual({ currency: 'mad', stripe: undefined, reconcileAfterSeconds: 900, reconcileEverySeconds: 60 });
   });
 
   it('turns cards on with the three keys, and reads the API address and limits', () => {
@@ -235,6 +235,7 @@ describe('payments configuration', () => {
         webhookToleranceSeconds: 300,
       },
       reconcileAfterSeconds: 900,
+      reconcileEverySeconds: 60,
     });
   });
 

@@ -108,4 +108,22 @@ describe("checkout's closed check uses the same rule", () => {
     clock.set('2026-11-23T18:26:00Z'); // 08:11
     expect((await placeOrder(server, w, cart(w))).status).toBe(201);
   });
+
+  it('claims an Idempotency-Key once when the store is of a zone met first (its place is read twice)', async () => {
+    const w = await orderWorld(server, make);
+    // Another zone no case meets before: the first read claims the key, the second must not.
+    await server.db.orm.em.fork().execute(`update stores set timezone = 'Pacific/Kiritimati' where id = ?`, [w.owner.store.id]);
+    await server.db.orm.em
+      .fork()
+      .execute(`update store_opening_hours set opens_at = '08:00', closes_at = '22:00' where store_id = ?`, [w.owner.store.id]);
+    clock.set('2026-11-23T18:26:00Z'); // Tuesday 08:26 in Kiritimati (UTC+14)
+    const headers = { 'Idempotency-Key': 'zone-met-first' };
+    const first = await placeOrder(server, w, cart(w), headers);
+    expect(first.status).toBe(201);
+    const retry = await placeOrder(server, w, cart(w), headers);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const [{ n }] = await server.db.orm.em.fork().execute(`select count(*)::int as n from orders where store_id = ?`, [w.owner.store.id]);
+    expect(n).toBe(1);
+  });
 });

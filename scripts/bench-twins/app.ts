@@ -1,5 +1,6 @@
 /**
- * The hand-written twins of the service's read paths as one plain Express 5 app on a `pg`
+ * The hand-written twins of the service's read paths (and of its two write paths, driver
+ * positions and checkouts) as one plain Express 5 app on a `pg`
  * pool (the `hand` server of scripts/bench-servers.ts): each route runs the statement(s) the
  * service sends for it and shapes the same JSON by hand (the bench compares the bytes), so the
  * service's cost over its twin is the gateway's own: Express routing and middleware, GraphQL
@@ -14,6 +15,7 @@ import express from 'express';
 import { Pool } from 'pg';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { viewArray, viewColumns, viewObject } from '../../src/common/row-views';
+import { Config, loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/orm';
 import { activeAdsSql } from '../../src/modules/ads/ad-query';
 import { catalogSql } from '../../src/modules/catalog/catalog.service';
@@ -26,6 +28,7 @@ import { Store } from '../../src/modules/stores/store.entity';
 import { openingHoursJson, storeCategoryJson } from '../../src/modules/stores/store.loaders';
 import { mainCategoriesJson, storeCategoriesJson } from '../../src/modules/stores/store.service';
 import { catalog, CatalogTexts, storeProducts } from './catalog';
+import { checkoutRoute } from './checkout';
 import { ads, DetailsTexts, storeDetails } from './details';
 import { DiscoveryTexts, home, search } from './discovery';
 import { nearby, NearbyTexts } from './nearby';
@@ -61,7 +64,8 @@ function texts(em: EntityManager): Texts {
 }
 
 /** The twins' app, and how to close their pool. */
-export async function twinApp(databaseUrl: string): Promise<{ app: express.Express; close: () => Promise<void> }> {
+/** `config`: the service's (its token secret, limits), by default from the environment as the service reads it. */
+export async function twinApp(databaseUrl: string, config?: Config): Promise<{ app: express.Express; close: () => Promise<void> }> {
   const db = await openDatabase({ databaseUrl, poolMax: 2, migrate: false });
   let all: Texts;
   let reach: ReachAnswers | null;
@@ -101,6 +105,7 @@ export async function twinApp(databaseUrl: string): Promise<{ app: express.Expre
   route('/api/v1/store/stores/:id/catalog', (req) => catalog(twin, all.catalog, req));
   route('/api/v1/store/products', (req) => storeProducts(twin, all.catalog, req));
   positionsRoute(app, twin.pool);
+  checkoutRoute(app, twin.pool, config ?? loadConfig(process.env));
   // The bench cancels the queries a warm-up leaves in flight (bench.ts quietDatabase): those
   // answer 500 to a client that has gone, without a stack trace in the bench's output.
   app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -32,6 +32,8 @@ export class FakeFcm {
   /** Called with each message accepted (npm run fake-fcm prints them). */
   onReceive?: (push: ReceivedPush) => void;
   private failures: Failure[] = [];
+  /** The messages of the requests held unanswered (what a sender killed mid-send had in flight). */
+  readonly heldPushes: ReceivedPush[] = [];
   private holding = false;
   private held: http.ServerResponse[] = [];
   private accessTokens = new Set<string>();
@@ -78,6 +80,7 @@ export class FakeFcm {
   reset(): void {
     this.release();
     this.received.length = 0;
+    this.heldPushes.length = 0;
     this.attempts = 0;
     this.unregistered.clear();
     this.invalid.clear();
@@ -150,6 +153,14 @@ export class FakeFcm {
     if (!bearer || !this.accessTokens.has(bearer)) return fcmError(401, 'UNAUTHENTICATED');
     if (this.holding) {
       this.held.push(res);
+      const { message } = JSON.parse(raw) as { message: Omit<ReceivedPush, 'project' | 'at'> };
+      this.heldPushes.push({
+        project: send[1],
+        token: message.token,
+        notification: message.notification,
+        data: message.data,
+        at: Date.now(),
+      });
       return;
     }
     const failure = this.failures.shift();

@@ -67,7 +67,7 @@ export class FakeStripe {
     this.createModes.push(...modes);
   }
 
-  /** How the next captures answer (then `ok`). */
+  /** How the next captures answer (then `ok`); `timeout`: not answered, and not captured. */
   nextCapture(...modes: Mode[]): void {
     this.captureModes.push(...modes);
   }
@@ -169,6 +169,11 @@ export class FakeStripe {
     if (action === 'capture') {
       const mode = this.captureModes.shift() ?? 'ok';
       if (mode === 500) return send(500, { error: { type: 'api_error', message: 'Simulated Stripe outage' } });
+      if (mode === 'timeout') {
+        // Never answered and never done: a caller killed while it waits leaves the capture asked.
+        this.held.push(res);
+        return;
+      }
       if (intent.status !== 'requires_capture') return answer(400, unexpectedState(intent));
       const amount = Number(params.amount_to_capture ?? intent.amount);
       Object.assign(intent, {

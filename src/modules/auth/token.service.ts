@@ -7,8 +7,8 @@ import jwt, { JwtPayload } from 'jsonwebtoken';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Config } from '../../config';
 import { Context, Viewer } from '../../context';
+import { executePrepared } from '../../common/entity-manager';
 import { unauthenticated } from '../../common/errors';
-import { RevokedToken } from './revoked-token.entity';
 
 const ALGORITHM = 'HS256';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -64,7 +64,14 @@ export async function authenticate(
   return viewer;
 }
 
-const countRevoked = async (em: EntityManager, jti: string) => (await em.count(RevokedToken, { jti })) > 0;
+/**
+ * Whether the token is revoked: one named prepared statement on the read pool (executePrepared),
+ * not the ORM's count (its query builder cost ~10 % of a checkout's CPU when every request is a
+ * customer's first in `recheckMs`: docs/perf/2026-11-26-checkouts.md).
+ */
+const countRevoked = async (em: EntityManager, jti: string) =>
+  (await executePrepared<{ revoked: boolean }>(em, `select exists (select 1 from revoked_tokens where jti = ?::uuid) as revoked`, [jti]))[0]
+    .revoked;
 
 /**
  * Which tokens this instance found unrevoked lately (docs/decisions.md "The signed-in floor"): a

@@ -80,13 +80,21 @@ export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; dela
  * marketing-type messages). One statement per event, whatever its rows. Answers how many rows were written.
  */
 export async function enqueue(tx: EntityManager, cause: OutboxCause, orderId: number, event: OutboxEventFacts): Promise<number> {
-  if (event.type === 'driver_location' || !outboxSettings.enabled) return 0; // never a notification: skip even the lookup
+  const statement = enqueueStatement(cause, orderId, event);
+  if (!statement) return 0;
+  const rows = await tx.execute<{ n: number }[]>(statement.sql, statement.params);
+  return rows[0].n;
+}
+
+/** `enqueue`'s statement (its one row: `n`, the rows written), or null when the event causes none (nothing to send). */
+export function enqueueStatement(cause: OutboxCause, orderId: number, event: OutboxEventFacts): { sql: string; params: unknown[] } | null {
+  if (event.type === 'driver_location' || !outboxSettings.enabled) return null; // never a notification: skip even the lookup
   const kinds = kindsOf(event);
-  if (kinds.length === 0) return 0;
+  if (kinds.length === 0) return null;
   const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
   const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
-  const rows = await tx.execute<{ n: number }[]>(
-    `with k (kind, role, delay) as (values ${values}),
+  return {
+    sql: `with k (kind, role, delay) as (values ${values}),
      who as (
        select case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
          k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
@@ -120,9 +128,14 @@ export async function enqueue(tx: EntityManager, cause: OutboxCause, orderId: nu
        returning 1
      )
      select count(*)::int as n from written`,
-    [...params, orderId, 'orderEvent' in cause ? cause.orderEvent : null, 'paymentEvent' in cause ? cause.paymentEvent : null, orderId],
-  );
-  return rows[0].n;
+    params: [
+      ...params,
+      orderId,
+      'orderEvent' in cause ? cause.orderEvent : null,
+      'paymentEvent' in cause ? cause.paymentEvent : null,
+      orderId,
+    ],
+  };
 }
 
 /** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */

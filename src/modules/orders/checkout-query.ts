@@ -1,10 +1,16 @@
 /**
- * Checkout's reads, in one statement: the store (what the order copies and whether it is open
- * now), the customer's address (copied into the order), whether the store delivers there, and
- * what the cart is priced from.
+ * Checkout's statements. Its reads, in one statement with the Idempotency-Key's claim: the
+ * store (what the order copies and whether it is open now), the customer's address (copied
+ * into the order), whether the store delivers there, and what the cart is priced from. Its
+ * writes, in one statement: the order, its items and their extras, its first event and the
+ * key's answer. Each is built by a pure function (the bench's hand-written twin sends the same
+ * texts, scripts/bench-twins/checkout.ts).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { PricingRows } from '../catalog/product-query';
+import type { PricedItem } from './cart-pricing';
+import { CLAIM_SQL } from './idempotency';
+import { FIRST_EVENT_SQL } from './order-events';
 
 export interface CheckoutStore {
   id: number;
@@ -39,19 +45,31 @@ export interface CheckoutPlace {
   cart: PricingRows;
 }
 
+/** Where checkout reads: the store and address asked for, by whom. */
+export interface PlaceAt {
+  storeId: number;
+  addressId: number;
+  userId: number;
+}
+
+/** An Idempotency-Key to claim with the reads (idempotency.ts): its key and the request's hash. */
+export interface KeyClaim {
+  key: string;
+  hash: string;
+}
+
 /**
- * The store, the customer's address, whether the store delivers there and the cart's rows.
- * `localTimes`: wall-clock times by zone (store_is_open's argument); `cart`: the pricing
- * columns of the cart (cart-pricing.ts `cartColumns`).
+ * The statement of `checkoutPlace`: with `claim`, the key's claim first (a CTE: it waits for a
+ * holder of the key to end, as `claimKey` does) and `claimed`, whether this transaction took it.
  */
-export async function checkoutPlace(
-  tx: EntityManager,
-  at: { storeId: number; addressId: number; userId: number },
+export function checkoutPlaceStatement(
+  at: PlaceAt,
   localTimes: string,
   cart: { sql: string; params: unknown[] },
-): Promise<CheckoutPlace> {
-  const [row] = await tx.execute<(Omit<CheckoutPlace, 'cart'> & PricingRows)[]>(
-    `select
+  claim: KeyClaim | null,
+): { sql: string; params: unknown[] } {
+  return {
+    sql: `${claim ? `with claim as (${CLAIM_SQL}) ` : ''}select
        case when s.id is null then null else json_build_object(
          'id', s.id, 'isActive', s.is_active, 'freeDelivery', s.free_delivery, 'deliveryPriceCents', s.delivery_price_cents,
          'timezone', s.timezone, 'open', coalesce(store_is_open(s.id, k.times), false), 'zoneKnown', jsonb_exists(k.times, s.timezone))
@@ -62,12 +80,158 @@ export async function checkoutPlace(
        end as address,
        coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false)
          as inside,
+       ${claim ? 'exists (select from claim)' : 'null::boolean'} as claimed,
        ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
      left join user_addresses a on a.id = k.address_id and a.user_id = k.user_id`,
-    [...cart.params, at.storeId, at.addressId, at.userId, localTimes],
-  );
-  const { store, address, inside, products, groups, values, supplements } = row;
-  return { store, address, inside, cart: { products, groups, values, supplements } };
+    params: [...(claim ? [at.userId, claim.key, claim.hash] : []), ...cart.params, at.storeId, at.addressId, at.userId, localTimes],
+  };
+}
+
+/**
+ * The store, the customer's address, whether the store delivers there and the cart's rows.
+ * `localTimes`: wall-clock times by zone (store_is_open's argument); `cart`: the pricing
+ * columns of the cart (cart-pricing.ts `cartColumns`); `claim`: the key to claim first
+ * (`claimed` answers whether this transaction took it; null without a claim).
+ */
+export async function checkoutPlace(
+  tx: EntityManager,
+  at: PlaceAt,
+  localTimes: string,
+  cart: { sql: string; params: unknown[] },
+  claim: KeyClaim | null = null,
+): Promise<CheckoutPlace & { claimed: boolean | null }> {
+  const { sql, params } = checkoutPlaceStatement(at, localTimes, cart, claim);
+  const [row] = await tx.execute<(Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null })[]>(sql, params);
+  return readPlace(row);
+}
+
+/** A row of `checkoutPlaceStatement` as `checkoutPlace` answers it. */
+export function readPlace(
+  row: Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null },
+): CheckoutPlace & { claimed: boolean | null } {
+  const { store, address, inside, claimed, products, groups, values, supplements } = row;
+  return { store, address, inside, claimed, cart: { products, groups, values, supplements } };
+}
+
+/** What an order copies and costs, as checkout computed it (the columns of `orders` it sets). */
+export interface NewOrder {
+  userId: number;
+  storeId: number;
+  address: CheckoutAddress;
+  status: string;
+  subtotalCents: number;
+  deliveryFeeCents: number;
+  discountCents: number;
+  totalCents: number;
+  promoId: number | null;
+  promoCode: string | null;
+  items: PricedItem[];
+}
+
+/** What `insertOrder` answers: the order and its first event's row. */
+export interface InsertedOrder {
+  id: number;
+  status: string;
+  storeId: number;
+  driverId: number | null;
+  eventId: string;
+  eventAt: Date;
+}
+
+/**
+ * The statement of `insertOrder`. The items' ids are taken from their sequence in the cart's
+ * order first (`lines`), so each extra names its item and the items keep the cart's order;
+ * extras keep their item's order (options, then supplements). With `answer`, the key's claim
+ * (made by this transaction) is answered in the same statement: `{ orderId, status, total }`.
+ */
+export function insertOrderStatement(order: NewOrder, answer: { key: string; total: number } | null): { sql: string; params: unknown[] } {
+  const a = order.address;
+  return {
+    sql: `with o as (
+       insert into orders (user_id, store_id, address_id, status, subtotal_cents, delivery_fee_cents, discount_cents, total_cents,
+         promo_id, promo_code, address_label, address_line1, address_line2, address_city, address_latitude, address_longitude,
+         address_instructions, last_event_seq)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+       returning id, status, store_id, driver_id),
+     lines as materialized (
+       select nextval('order_items_id_seq')::int as id, l.line from jsonb_array_elements(?::jsonb) l(line)),
+     i as (
+       insert into order_items (id, order_id, product_id, product_name, quantity, base_price_cents, unit_price_cents, total_price_cents,
+         special_instructions)
+       select lines.id, o.id, (line->>'productId')::int, line->>'productName', (line->>'quantity')::int, (line->>'basePriceCents')::int,
+         (line->>'unitPriceCents')::int, (line->>'totalPriceCents')::int, line->>'specialInstructions'
+       from lines, o order by lines.id),
+     x as (
+       insert into order_item_extras (item_id, kind, id, name, price_cents)
+       select lines.id, e->>'kind', (e->>'id')::int, e->>'name', (e->>'priceCents')::int
+       from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) order by lines.id, x.n),
+     e as (${FIRST_EVENT_SQL})${
+       answer
+         ? `,
+     k as (
+       update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
+       from o where user_id = ? and key = ?)`
+         : ''
+     }
+     select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at from o, e`,
+    params: [
+      order.userId,
+      order.storeId,
+      a.id,
+      order.status,
+      order.subtotalCents,
+      order.deliveryFeeCents,
+      order.discountCents,
+      order.totalCents,
+      order.promoId,
+      order.promoCode,
+      a.label,
+      a.line1,
+      a.line2,
+      a.city,
+      a.latitude,
+      a.longitude,
+      a.instructions,
+      // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
+      JSON.stringify(order.items),
+      ...(answer ? [answer.total, order.userId, answer.key] : []),
+    ],
+  };
+}
+
+/**
+ * Writes the order, its items and extras, its first event (seq 1) and, with `answer`, the
+ * Idempotency-Key's answer, in one statement. The event's notifications are the caller's
+ * (order-events.ts `firstEventWritten`).
+ */
+export async function insertOrder(
+  tx: EntityManager,
+  order: NewOrder,
+  answer: { key: string; total: number } | null,
+): Promise<InsertedOrder> {
+  const { sql, params } = insertOrderStatement(order, answer);
+  const [row] = await tx.execute<
+    { id: number; status: string; store_id: number; driver_id: number | null; event_id: string; created_at: Date }[]
+  >(sql, params);
+  return readInsertedOrder(row);
+}
+
+export function readInsertedOrder(row: {
+  id: number;
+  status: string;
+  store_id: number;
+  driver_id: number | null;
+  event_id: string;
+  created_at: Date;
+}): InsertedOrder {
+  return {
+    id: row.id,
+    status: row.status,
+    storeId: row.store_id,
+    driverId: row.driver_id,
+    eventId: String(row.event_id),
+    eventAt: new Date(row.created_at),
+  };
 }

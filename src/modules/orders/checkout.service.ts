@@ -1,21 +1,23 @@
 /**
  * Checkout (spec §4.3 create order): everything priced by the server, everything written in
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
- * published after commit.
+ * published after commit. Its statements (checkout-query.ts): the rate limits, then in the
+ * transaction the key's claim with every read, the order with everything it holds (its items,
+ * extras, first event, the key's answer), the event's notifications.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
+import { toAmount } from '../../common/money';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { meetZone, metZonesLocalTimes } from '../stores/local-time';
 import { cartColumns, priceCart } from './cart-pricing';
-import { checkoutPlace, CheckoutPlace } from './checkout-query';
+import { checkoutPlace, CheckoutPlace, insertOrder, KeyClaim } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
-import { claimKey, parseKey, requestHash, saveAnswer } from './idempotency';
-import { appendEvent, publishEvents } from './order-events';
-import { Order, OrderItem, OrderItemExtra } from './order.entity';
+import { claimedBefore, parseKey, requestHash } from './idempotency';
+import { firstEventWritten, OrderEventMessage, publishEvents } from './order-events';
 
 /** The first answer to a checkout, kept for Idempotency-Key replays. */
 export interface PlacedOrder {
@@ -36,20 +38,22 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   const withPromo = Boolean(input.codePromo?.trim());
   if (withPromo) await promoFailures.check(caller);
   await orders.consume(caller);
-  const hash = key ? requestHash(input) : '';
+  const claim = key ? { key, hash: requestHash(input) } : null;
   try {
     const { placed, events } = await ctx.em.transactional(async (tx) => {
-      // The claim is this transaction's row: a concurrent retry waits here for the first's commit.
-      const claim = key ? await claimKey<PlacedOrder>(tx, viewer.userId, key, hash) : null;
-      if (claim?.answer) return { placed: claim.answer, events: [] };
-      // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
-      if (claim) throw conflict('A request with this Idempotency-Key is still being processed.');
-      const place = await placeOf(ctx, tx, viewer.userId, input, !problems.items);
-      const order = await createOrder(tx, viewer.userId, input, place, problems);
-      const events = [await appendEvent(tx, order.id, 'status')];
-      const placed: PlacedOrder = { orderId: order.id, status: order.status, total: order.total };
-      if (key) await saveAnswer(tx, viewer.userId, key, placed);
-      return { placed, events };
+      // The claim is this transaction's row, inserted by its first read: a concurrent retry waits
+      // there for the first's commit, then answers the first answer.
+      const place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
+      if (claim && !place.claimed) {
+        const before = await claimedBefore<PlacedOrder>(tx, viewer.userId, claim.key, claim.hash);
+        if (before?.answer) return { placed: before.answer, events: [] };
+        // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
+        if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
+        // null: the key was free after all and is this transaction's now (claimKey's retry).
+      }
+      const order = await createOrder(tx, viewer.userId, input, place, problems, claim?.key ?? null);
+      const placed: PlacedOrder = { orderId: order.id, status: order.status, total: toAmount(order.totalCents) };
+      return { placed, events: [order.event] };
     });
     publishEvents(ctx.services.pubSub, events);
     return placed;
@@ -64,26 +68,39 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
 /**
  * The store and the address, read once (what is checked and what the order copies), "open
  * now" by the same rule as the store's is_open at the request's instant: in the zones this
- * process has met, and once more for a store of a zone met for the first time.
+ * process has met, and once more for a store of a zone met for the first time. `claim`: the
+ * Idempotency-Key, claimed by the first read (`claimed`).
  */
-async function placeOf(ctx: Context, tx: EntityManager, userId: number, input: CheckoutInput, priced: boolean): Promise<CheckoutPlace> {
+async function placeOf(
+  ctx: Context,
+  tx: EntityManager,
+  userId: number,
+  input: CheckoutInput,
+  priced: boolean,
+  claim: KeyClaim | null,
+): Promise<CheckoutPlace & { claimed: boolean | null }> {
   const at = { storeId: input.storeId, addressId: input.addressId, userId };
   // An empty or oversized cart (a rule problem of `items`) is not read: the work stays bounded.
   const cart = cartColumns(priced ? input.items : []);
-  const place = await checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart);
+  const place = await checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart, claim);
   if (!place.store || place.store.zoneKnown) return place;
   meetZone(place.store.timezone);
-  return checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart);
+  // The claim is already made (or found taken): read again without it.
+  return { ...(await checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart)), claimed: place.claimed };
 }
 
-/** `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported with the database's. */
+/**
+ * `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported
+ * with the database's. `key`: the Idempotency-Key this transaction claimed, answered with the order.
+ */
 async function createOrder(
   tx: EntityManager,
   userId: number,
   input: CheckoutInput,
   place: CheckoutPlace,
   problems: FieldErrors,
-): Promise<Order> {
+  key: string | null,
+): Promise<{ id: number; status: string; totalCents: number; event: OrderEventMessage }> {
   const errors: FieldErrors = { ...problems };
   const add = (path: string, message: string) => {
     if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
@@ -104,39 +121,32 @@ async function createOrder(
     promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: store.id, subtotalCents });
   }
   const discountCents = promo?.discountCents ?? 0;
-  const order = tx.create(Order, {
-    user: userId,
-    store: store.id,
-    address: address.id,
-    status: 'pending_acceptance',
-    subtotalCents,
-    deliveryFeeCents,
-    discountCents,
-    totalCents: subtotalCents + deliveryFeeCents - discountCents,
-    promo: promo?.promo ?? null,
-    promoCode: promo?.promo.code ?? null,
-    addressLabel: address.label,
-    addressLine1: address.line1,
-    addressLine2: address.line2,
-    addressCity: address.city,
-    addressLatitude: address.latitude,
-    addressLongitude: address.longitude,
-    addressInstructions: address.instructions,
-  });
-  for (const item of items) {
-    const row = tx.create(OrderItem, {
-      order,
-      productId: item.productId,
-      productName: item.productName,
-      quantity: item.quantity,
-      basePriceCents: item.basePriceCents,
-      unitPriceCents: item.unitPriceCents,
-      totalPriceCents: item.totalPriceCents,
-      specialInstructions: item.specialInstructions,
-    });
-    for (const extra of item.extras) tx.create(OrderItemExtra, { item: row, ...extra });
-  }
-  await tx.flush();
+  const totalCents = subtotalCents + deliveryFeeCents - discountCents;
+  const order = await insertOrder(
+    tx,
+    {
+      userId,
+      storeId: store.id,
+      address,
+      status: 'pending_acceptance',
+      subtotalCents,
+      deliveryFeeCents,
+      discountCents,
+      totalCents,
+      promoId: promo?.promo.id ?? null,
+      promoCode: promo?.promo.code ?? null,
+      items,
+    },
+    key === null ? null : { key, total: toAmount(totalCents) },
+  );
   await promo?.redeem(order.id);
-  return order;
+  const event = await firstEventWritten(tx, {
+    orderId: order.id,
+    eventId: order.eventId,
+    status: order.status,
+    at: order.eventAt,
+    storeId: order.storeId,
+    driverId: order.driverId,
+  });
+  return { id: order.id, status: order.status, totalCents, event };
 }

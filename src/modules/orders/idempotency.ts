@@ -40,6 +40,13 @@ export function requestHash(input: unknown): string {
 }
 
 /**
+ * The claim's insert (user id, key, request hash): a row when this transaction took the key,
+ * none when another holds or held it (after waiting for it to end). Checkout sends it as a
+ * CTE of its first read (checkout-query.ts); `claimKey` on its own.
+ */
+export const CLAIM_SQL = `insert into idempotency_keys (user_id, key, request_hash) values (?, ?, ?) on conflict do nothing returning key`;
+
+/**
  * Claims the key for this request, inside the transaction that does the work: the claim is a
  * row of that transaction, so it lives exactly as long as its holder (a rollback, a crash or a
  * dropped connection takes it away). A second request with the key waits on the unique index
@@ -49,11 +56,13 @@ export function requestHash(input: unknown): string {
  * call came after its commit). 422 when the key was used for a different request.
  */
 export async function claimKey<T>(tx: EntityManager, userId: number, key: string, hash: string): Promise<{ answer: T | null } | null> {
-  const claimed = await tx.execute(
-    `insert into idempotency_keys (user_id, key, request_hash) values (?, ?, ?) on conflict do nothing returning key`,
-    [userId, key, hash],
-  );
+  const claimed = await tx.execute(CLAIM_SQL, [userId, key, hash]);
   if (claimed.length > 0) return null;
+  return claimedBefore<T>(tx, userId, key, hash);
+}
+
+/** `claimKey`'s answer once its insert found the key taken (checkout's insert is a CTE of its first read). */
+export async function claimedBefore<T>(tx: EntityManager, userId: number, key: string, hash: string): Promise<{ answer: T | null } | null> {
   // Read committed: this statement sees the row the first request committed.
   const [row] = await tx.execute<{ request_hash: string; response: T | string | null }[]>(
     `select request_hash, response from idempotency_keys where user_id = ? and key = ?`,

@@ -70,6 +70,32 @@ export async function appendEvent(
   };
 }
 
+/**
+ * An order's first event (seq 1, its status), as a CTE of the statement that inserts the order
+ * (`o`: that insert's `returning id, status`; the order is inserted with `last_event_seq` 1):
+ * checkout-query.ts `insertOrderStatement`. Answers the event row's id and time.
+ */
+export const FIRST_EVENT_SQL = `insert into order_events (order_id, seq, type, status) select o.id, 1, 'status', o.status from o
+       returning id, created_at`;
+
+/** After `FIRST_EVENT_SQL`'s row: its notifications (as `appendEvent` writes them) and the message to publish. */
+export async function firstEventWritten(
+  tx: EntityManager,
+  event: { orderId: number; eventId: string; status: string; at: Date; storeId: number; driverId: number | null },
+): Promise<OrderEventMessage> {
+  await eventOutbox().write(tx, { orderEvent: event.eventId }, event.orderId, { type: 'status', status: event.status, data: null });
+  return {
+    orderId: event.orderId,
+    seq: 1,
+    type: 'status',
+    status: event.status,
+    at: event.at.toISOString(),
+    data: null,
+    storeId: event.storeId,
+    driverId: event.driverId,
+  };
+}
+
 /** The order's final status event is written: its stream is closed, nothing more is appended to it. */
 export async function orderEnded(em: EntityManager, orderId: number): Promise<boolean> {
   const [row] = await em.execute<{ ended: boolean }[]>(

@@ -1,0 +1,191 @@
+/**
+ * The twin of `POST /api/v1/customer/orders` (issue 26): what a hand-written handler on `pg`
+ * does for a checkout, the limit of the service's statements. The token checked as the service
+ * checks it (signature, issuer, audience; its revocation looked up once per
+ * TOKEN_REVOCATION_RECHECK_SECONDS, as the service's cache does), the order limits counted by
+ * the service's statement, then in one transaction the service's own statements, built by its
+ * builders: the Idempotency-Key's claim with every read (orders/checkout-query.ts), the cart
+ * priced by its pricing (orders/cart-pricing.ts), the order with its items, extras, first event
+ * and the key's answer, the event's notifications (notifications/outbox.ts); the service's JSON
+ * by hand. A retry with the key answers the first answer, as the service does (the bench sends
+ * one request to both at once: whichever claims the key second answers the first's order).
+ *
+ * What the bench sends only: a valid cart without a promo code. Whatever else answers a bare
+ * 422 or 500 (the service's full checks and messages are its business, not the twin's).
+ */
+import express from 'express';
+import jwt, { JwtPayload } from 'jsonwebtoken';
+import { Pool, PoolClient } from 'pg';
+import { toAmount } from '../../src/common/money';
+import { FieldErrors } from '../../src/common/errors';
+import type { Config } from '../../src/config';
+import { enqueueStatement } from '../../src/modules/notifications/outbox';
+import { cartColumns, priceCart } from '../../src/modules/orders/cart-pricing';
+import { checkoutPlaceStatement, insertOrderStatement, readInsertedOrder, readPlace } from '../../src/modules/orders/checkout-query';
+import type { CheckoutInput } from '../../src/modules/orders/checkout.inputs';
+import { requestHash } from '../../src/modules/orders/idempotency';
+import { localTimesOf } from '../../src/modules/stores/local-time';
+import { countInTurnStatement } from '../../src/rate-limits';
+import { bind } from './twin';
+
+const PLACED = 'Order placed successfully.';
+
+interface Placed {
+  orderId: number;
+  status: string;
+  total: number;
+}
+
+type Body = Record<string, unknown> & { items?: Record<string, unknown>[] };
+
+/** The body as the REST adapter reads it into CheckoutInput (the same properties: the key's hash is the service's). */
+function inputOf(body: Body): CheckoutInput {
+  const opt = <T>(value: unknown) => value as T | undefined;
+  return {
+    storeId: body.store_id as number,
+    addressId: body.address_id as number,
+    codePromo: opt<string>(body.code_promo),
+    items: (body.items ?? []).map((i) => ({
+      productId: i.product_id as number,
+      quantity: i.quantity as number,
+      specialInstructions: opt<string>(i.special_instructions),
+      options: opt<number[]>(i.options),
+      supplements: opt<number[]>(i.supplements),
+    })),
+  };
+}
+
+export function checkoutRoute(app: express.Express, pool: Pool, config: Config): void {
+  const { jwt: jwtConfig, rateLimits } = config;
+  const recheckMs = jwtConfig.revocationRecheckSeconds * 1000;
+  const clear = new Map<string, number>();
+  const zonesMet = new Set<string>();
+  const query = async <T>(client: Pool | PoolClient, statement: { sql: string; params: readonly unknown[] }) =>
+    (await client.query(bind(statement.sql, statement.params))).rows as T[];
+
+  /** The caller's user id, or null (401). */
+  async function viewer(req: express.Request): Promise<number | null> {
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    let claims: JwtPayload;
+    try {
+      claims = jwt.verify(token, jwtConfig.secret, {
+        algorithms: ['HS256'],
+        issuer: jwtConfig.issuer,
+        audience: jwtConfig.audience,
+      }) as JwtPayload;
+    } catch {
+      return null;
+    }
+    const jti = String(claims.jti);
+    const checked = clear.get(jti);
+    if (checked === undefined || Date.now() - checked >= recheckMs) {
+      const started = Date.now();
+      const revoked = await pool.query<{ count: string }>(`select count(*) as count from revoked_tokens where jti = $1`, [jti]);
+      if (Number(revoked.rows[0].count) > 0) return null;
+      clear.set(jti, started);
+    }
+    return Number(claims.sub);
+  }
+
+  const answer = (res: express.Response, placed: Placed) =>
+    res.status(201).json({
+      success: true,
+      message: PLACED,
+      data: { order_id: placed.orderId, status: placed.status, total: placed.total },
+    });
+
+  app.post('/api/v1/customer/orders', express.json(), async (req, res, next) => {
+    try {
+      const userId = await viewer(req);
+      if (userId === null) {
+        res.status(401).json({ message: 'Unauthenticated.' });
+        return;
+      }
+      const input = inputOf(req.body as Body);
+      if (input.codePromo) throw new Error('the checkout twin takes no promo code');
+      const ip = req.socket.remoteAddress ?? 'unknown';
+      const counted = await query<{ points: number }>(
+        pool,
+        countInTurnStatement([
+          { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
+          { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
+        ]),
+      );
+      if (counted.some((c, k) => c.points > (k === 0 ? rateLimits.ordersPerCustomerPerMinute : rateLimits.ordersPerIpPerMinute))) {
+        res.status(429).json({ message: 'Too many orders placed. Please wait a moment.' });
+        return;
+      }
+      const key = req.get('idempotency-key')?.trim() || null;
+      const claim = key ? { key, hash: requestHash(input) } : null;
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const at = { storeId: input.storeId, addressId: input.addressId, userId };
+        const cart = cartColumns(input.items);
+        const read = async (withClaim: typeof claim) =>
+          readPlace((await query<never>(client, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, withClaim)))[0]);
+        let place = await read(claim);
+        if (place.store && !place.store.zoneKnown) {
+          zonesMet.add(place.store.timezone);
+          place = { ...(await read(null)), claimed: place.claimed };
+        }
+        if (claim && !place.claimed) {
+          const [row] = await query<{ request_hash: string; response: Placed | null }>(client, {
+            sql: `select request_hash, response from idempotency_keys where user_id = ? and key = ?`,
+            params: [userId, claim.key],
+          });
+          await client.query('commit');
+          if (row?.request_hash === claim.hash && row.response) answer(res, row.response);
+          else res.status(row ? 422 : 409).json({ message: 'The twin answers no such retry.' });
+          return;
+        }
+        const { store, address } = place;
+        const errors: FieldErrors = {};
+        const items = store ? priceCart(place.cart, input.storeId, input.items, errors) : [];
+        if (!store || !store.isActive || !store.open || !address || !place.inside || Object.keys(errors).length > 0) {
+          await client.query('rollback');
+          res.status(422).json({ message: 'The given data was invalid.', errors });
+          return;
+        }
+        const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
+        const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
+        const totalCents = subtotalCents + deliveryFeeCents;
+        const [row] = await query<Parameters<typeof readInsertedOrder>[0]>(
+          client,
+          insertOrderStatement(
+            {
+              userId,
+              storeId: store.id,
+              address,
+              status: 'pending_acceptance',
+              subtotalCents,
+              deliveryFeeCents,
+              discountCents: 0,
+              totalCents,
+              promoId: null,
+              promoCode: null,
+              items,
+            },
+            claim ? { key: claim.key, total: toAmount(totalCents) } : null,
+          ),
+        );
+        const order = readInsertedOrder(row);
+        const notifications = enqueueStatement({ orderEvent: order.eventId }, order.id, {
+          type: 'status',
+          status: order.status,
+          data: null,
+        });
+        if (notifications) await query(client, notifications);
+        await client.query('commit');
+        answer(res, { orderId: order.id, status: order.status, total: toAmount(totalCents) });
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      next(error);
+    }
+  });
+}
