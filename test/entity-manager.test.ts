@@ -2,7 +2,7 @@
  * The application's EntityManager (src/common/entity-manager.ts): `executePrepared` (a named
  * prepared statement on the serving ORM's read pool, its values bound) answers what `execute`
  * answers, fails as it fails, and keeps the serving pool's session limits; inside a transaction
- * it runs on the transaction's connection.
+ * it runs on the transaction's connection, named as well.
  */
 import 'reflect-metadata';
 import { DriverException } from '@mikro-orm/core';
@@ -47,7 +47,7 @@ describe('executePrepared', () => {
       ['%generate_series%'],
     );
     expect(prepared).toHaveLength(1);
-    expect(prepared[0].name).toMatch(/^app_read_\d+$/);
+    expect(prepared[0].name).toMatch(/^app_stmt_\d+$/);
     expect(prepared[0].statement).toContain('where x <= $7');
     expect(prepared[0].statement).not.toContain('quote');
   });
@@ -84,17 +84,47 @@ describe('executePrepared', () => {
     await expect(executePrepared(em, 'select pg_sleep(?)', [3])).rejects.toMatchObject({ code: '57014' });
   });
 
-  it("inside a transaction runs on the transaction's connection, values inlined, and sees its rows", async () => {
+  it("inside a transaction runs on the transaction's connection, named, its values bound, and sees its rows", async () => {
     const em = db.orm.em.fork();
     await em.execute('create table if not exists prepared_tx (id int)');
     let seen: unknown;
+    let prepared: unknown;
     await em
       .transactional(async (tx) => {
         await tx.execute('insert into prepared_tx values (?)', [7]);
         seen = await executePrepared(tx, 'select id from prepared_tx where id = ?', [7]);
+        // The transaction's own session holds it (the read pool's sessions are others).
+        prepared = await tx.execute(`select name, statement from pg_prepared_statements where statement like '%from prepared_tx%'`);
         throw new Error('roll back');
       })
       .catch(() => undefined);
     expect(seen).toEqual([{ id: 7 }]);
+    expect(prepared).toEqual([{ name: expect.stringMatching(/^app_stmt_\d+$/), statement: 'select id from prepared_tx where id = $1' }]);
+  });
+
+  it('a statement first prepared in transactions that failed runs in later ones, on each connection', async () => {
+    const divide = 'select 10 / ?::int as q, pg_backend_pid() as pid';
+    // Two transactions at once hold both of the pool's connections; each prepares the statement there.
+    const both = (value: number) =>
+      Promise.allSettled(
+        [0, 1].map(() =>
+          db.orm.em.fork().transactional(async (tx) => {
+            await tx.execute('select pg_sleep(0.1)');
+            return (await executePrepared<{ q: number; pid: number }>(tx, divide, [value]))[0];
+          }),
+        ),
+      );
+    const failed = await both(0);
+    expect(failed.map((r) => r.status === 'rejected' && (r.reason as Error).message)).toEqual([
+      expect.stringContaining('division by zero'),
+      expect.stringContaining('division by zero'),
+    ]);
+    const ran = await both(5);
+    const rows = ran.map((r) => (r.status === 'fulfilled' ? r.value : r.reason));
+    expect(rows).toEqual([
+      { q: 2, pid: expect.any(Number) },
+      { q: 2, pid: expect.any(Number) },
+    ]);
+    expect(new Set(rows.map((r: { pid: number }) => r.pid)).size).toBe(2);
   });
 });

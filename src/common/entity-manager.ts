@@ -6,7 +6,7 @@
  * database, scripts). Its errors are converted as MikroORM converts them.
  */
 import type { AnyEntity, Configuration, EntityData, MikroORM } from '@mikro-orm/core';
-import { EntityManager, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { EntityManager, Knex, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 
 /** The application's ORM (opened by db/orm.ts `openDatabase`). */
@@ -54,7 +54,7 @@ const MAX_NAMED_STATEMENTS = 64;
 function statementName(sql: string): string | undefined {
   let name = statementNames.get(sql);
   if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `app_read_${statementNames.size + 1}`;
+    name = `app_stmt_${statementNames.size + 1}`;
     statementNames.set(sql, name);
   }
   return name;
@@ -84,9 +84,11 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
    * hot paths, whose text is the same on every call (every value a `?`). Each `?` becomes `$n`;
    * its value is sent as text and typed by where it stands, so a `?` whose type PostgreSQL cannot
    * infer needs a cast (`?::text`). Lists are refused: `execute` expands them into `in (...)`, a
-   * bound parameter would not. Inside a transaction or with query logging on, the statement
-   * takes `execute`'s path (values inlined) as every other statement does; where connections
-   * share one session (`unnamedStatementsOnly`) it is sent unnamed.
+   * bound parameter would not. Inside a transaction it is sent, named, on the transaction's own
+   * connection (knex's public `raw(...).transacting(trx).options({ name })`), so a write on a hot
+   * path (checkout's outbox rows) is planned once per connection too. With query logging on, the
+   * statement takes `execute`'s path (values inlined, logged) as every other statement does;
+   * where connections share one session (`unnamedStatementsOnly`) it is sent unnamed.
    */
   async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[]): Promise<T[]> {
     for (const value of params) {
@@ -94,13 +96,17 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
         throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
     }
     const config = this.config;
-    if (this.getContext(false).getTransactionContext() || config.getLogger().isEnabled('query')) {
-      return this.execute<T[]>(sql, params);
-    }
+    if (config.getLogger().isEnabled('query')) return this.execute<T[]>(sql, params);
     const text = config.get('onQuery')(sql, params);
     const name = sharedSessions.has(config) ? undefined : statementName(text);
-    const pool = readPools.get(config);
+    const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
+    const pool = trx ? undefined : readPools.get(config);
     try {
+      if (trx) {
+        // The transaction's connection, through knex's runner; pg takes `name` from the query's options.
+        const raw = this.getKnex().raw(text, params).transacting(trx);
+        return ((await (name ? raw.options({ name }) : raw)) as { rows: T[] }).rows;
+      }
       if (pool) {
         let native = nativeTexts.get(text);
         if (native === undefined) {

@@ -1,0 +1,100 @@
+/**
+ * Issue 24, the worker's re-claim guard (worker.ts `record`): a claim whose lease ran out while
+ * its send was in flight may be taken over by another worker; the first worker's late record
+ * must then change nothing (neither shorten the new claim's lease nor undo its outcome), so the
+ * row is sent by the claim that holds it and not sent again. Two workers on the service's
+ * database, each with a channel whose sends the test answers by hand.
+ */
+import type { Channel, OutgoingMessage, Outcome } from '../src/modules/notifications/channel';
+import { OutboxWorker } from '../src/modules/notifications/worker';
+import { createLogger } from '../src/common/logger';
+import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
+import { placeOrder } from './helpers/orders';
+
+const t = useNotifyWorld();
+
+const sql = <T = any>(query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute<T[]>(query, params);
+
+/** A channel whose sends stay in flight until the test answers them. */
+class HeldChannel implements Channel {
+  readonly sends: { to: string; orderId: string; answer: (outcome: Outcome) => void }[] = [];
+  send(message: OutgoingMessage): Promise<Outcome> {
+    return new Promise((answer) => this.sends.push({ to: message.to, orderId: message.data.order_id, answer }));
+  }
+}
+
+const FAILED_500: Outcome = { ok: false, retry: true, error: 'FCM answered 500 INTERNAL' };
+
+function worker(channel: Channel): OutboxWorker {
+  // A long lease (the test ends it by hand), a tiny backoff: a retry recorded would be due at once.
+  const config = { ...t.server.config.notifications, leaseSeconds: 60, backoffMs: 1 };
+  return new OutboxWorker(t.server.db.orm.em, { push: channel }, config, createLogger('silent'), 'mad');
+}
+
+const row = async (orderId: number) =>
+  (
+    await sql(
+      `select status, attempts, last_error, due_at > now() + interval '30 seconds' as leased
+         from notification_outbox where kind = 'new_order' and order_id = ?`,
+      [orderId],
+    )
+  )[0];
+
+async function order(): Promise<number> {
+  const res = await placeOrder(t.server, t.w);
+  expect(res.status).toBe(201);
+  return res.body.data.order_id;
+}
+
+/** The row's lease runs out (as if its claim had taken longer than NOTIFICATIONS_LEASE_SECONDS). */
+const leaseRunsOut = (orderId: number) =>
+  sql(`update notification_outbox set due_at = now() where kind = 'new_order' and order_id = ?`, [orderId]);
+
+describe("the worker's re-claim guard", () => {
+  it('a late record after the lease ran out changes nothing: the re-claimed row is sent once, by its new claim', async () => {
+    await t.server.app.notifications.stop(); // only the two workers below send
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    const heldA = new HeldChannel();
+    const heldB = new HeldChannel();
+    const a = worker(heldA);
+    const b = worker(heldB);
+
+    // 1. A's send fails late, while B's claim of the same row is in flight.
+    const first = await order();
+    const passA = a.drain();
+    await eventually(() => expect(heldA.sends).toHaveLength(1));
+    await leaseRunsOut(first);
+    const passB = b.drain();
+    await eventually(() => expect(heldB.sends).toHaveLength(1));
+    expect(await row(first)).toEqual({ status: 'pending', attempts: 2, last_error: null, leased: true });
+    heldA.sends[0].answer(FAILED_500);
+    await passA;
+    // A's retry is not recorded: B's lease stands (a retry due now would let A claim and send it again).
+    expect(await row(first)).toEqual({ status: 'pending', attempts: 2, last_error: null, leased: true });
+    expect(await a.drain()).toBe(0);
+    heldB.sends[0].answer({ ok: true });
+    await passB;
+    expect(await row(first)).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+
+    // 2. A's send fails late, after B has sent the row and recorded it.
+    const second = await order();
+    const passA2 = a.drain();
+    await eventually(() => expect(heldA.sends).toHaveLength(2));
+    await leaseRunsOut(second);
+    const passB2 = b.drain();
+    await eventually(() => expect(heldB.sends).toHaveLength(2));
+    heldB.sends[1].answer({ ok: true });
+    await passB2;
+    heldA.sends[1].answer(FAILED_500);
+    await passA2;
+    expect(await row(second)).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+
+    // Nothing is due any more: neither worker sends either order again.
+    await sql(`update notification_outbox set due_at = now() where status = 'pending' and kind = 'new_order'`);
+    expect(await a.drain()).toBe(0);
+    expect(await b.drain()).toBe(0);
+    expect(heldA.sends.map((s) => s.orderId)).toEqual([String(first), String(second)]);
+    expect(heldB.sends.map((s) => s.orderId)).toEqual([String(first), String(second)]);
+    expect([...heldA.sends, ...heldB.sends].every((s) => s.to === 'owner-token')).toBe(true);
+  });
+});
