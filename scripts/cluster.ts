@@ -1203,7 +1203,8 @@ async function main() {
       // until this order, the newest, has a driver.
       let driverToken: string | undefined;
       let cleared = 0;
-      const assignedBy = Date.now() + 90_000;
+      const clearedFrom = Date.now();
+      const assignedBy = clearedFrom + 90_000;
       while (Date.now() < assignedBy) {
         const [assigned] = await sql<{ phone_number: string }[]>(
           `select u.phone_number from orders o join drivers d on d.id = o.driver_id join users u on u.id = d.user_id where o.id = ?`,
@@ -1232,6 +1233,7 @@ async function main() {
         cleared += moved.reduce((a, b) => a + b, 0);
         if (!moved.some(Boolean)) await sleep(500);
       }
+      const clearedIn = (Date.now() - clearedFrom) / 1000;
       if (driverToken) steps.push((await call(lb, 'POST', `/api/v1/driver/orders/${orderId}/pickup`, undefined, driverToken)).status);
       const captures = () => stripe.calls('POST', new RegExp(`^/v1/payment_intents/${payment?.provider_ref}/capture$`));
       stripe.nextCapture('timeout');
@@ -1262,7 +1264,8 @@ async function main() {
           intent.amount_received === intent.amount &&
           keys.size === 1,
         `card order ${orderId}: payment ${paid.status}, confirmed ${confirmed}, steps ${steps.join(' ')} ` +
-          `(${cleared} orders the load left delivered first); delivery sent to ${victim.name} ` +
+          `(${cleared} orders the load left delivered first, in ${clearedIn.toFixed(0)} s, until a driver was assigned); ` +
+          `delivery sent to ${victim.name} ` +
           `(${delivered}), order ${order?.status}; ${heldCaptures} capture left unanswered, ${victim.name} killed; payment ${status} ` +
           `${status === 'captured' ? `${capturedAfter.toFixed(1)} s after the kill` : `after ${capturedAfter.toFixed(0)} s of waiting`} ` +
           `(reconciliation every ${RECONCILE_EVERY_SECONDS} s); Stripe: ${captures().length} capture requests (${capturesAtKill} before the kill), ${keys.size} idempotency key, ` +
@@ -1308,19 +1311,25 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
-/** CPU seconds of a process tree's members by pid (nginx's master and workers). */
-function processCpu(pids: number[]): number {
-  let ticks = 0;
+/** CPU seconds of each process by pid (absent once gone). */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
   for (const pid of pids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(after[11]) + Number(after[12]); // utime, stime
+      seconds.set(pid, (Number(after[11]) + Number(after[12])) / 100); // utime, stime
     } catch {
       // gone
     }
   }
-  return ticks / 100;
+  return seconds;
+}
+/** CPU seconds the processes spent between two readings; one born in between counts from 0. */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }
 function childrenOf(pid: number): number[] {
   try {
@@ -1336,8 +1345,9 @@ function childrenOf(pid: number): number[] {
  * machine's load shows as a difference between rounds): two read paths (nearby stores, the
  * customer app's commonest read, and a store's catalog) and checkouts (spread over the customers,
  * each with its own address), `seconds` each. Per instance, its CPU per request it answered
- * (its process_cpu_seconds_total over its http_request_duration_seconds_count); nginx's CPU per
- * request; the machine's busy cores (everyone's work: the load average is printed beside).
+ * (its process_cpu_seconds_total over its http_request_duration_seconds_count); PostgreSQL's (the
+ * run's database's backends) and nginx's CPU per request; the machine's busy cores (everyone's
+ * work: the load average is printed beside).
  */
 async function throughput(
   seconds: number,
@@ -1401,11 +1411,28 @@ async function throughput(
       await sleep(1500);
       for (const [name, options] of Object.entries(paths)) {
         const load = os.loadavg()[0];
-        const before = { cpu: await Promise.all(serving.map(cpu)), counts: await requestCounts(serving), nginx: processCpu(nginxPids()) };
+        // PostgreSQL's side: the backends connected to this run's database (the instances' pools,
+        // read before and after: a pool may open connections meanwhile; the machine's PostgreSQL
+        // serves other databases too, not counted).
+        const backends = async () =>
+          (
+            await sql<{ pid: number }[]>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')
+          ).map((r) => r.pid);
+        const before = {
+          cpu: await Promise.all(serving.map(cpu)),
+          counts: await requestCounts(serving),
+          nginx: cpuByPid(nginxPids()),
+          postgres: cpuByPid(await backends()),
+        };
         const machine0 = machineCpu();
         const result = await autocannon({ ...options, duration: seconds });
         const machine1 = machineCpu();
-        const after = { cpu: await Promise.all(serving.map(cpu)), counts: await requestCounts(serving), nginx: processCpu(nginxPids()) };
+        const after = {
+          cpu: await Promise.all(serving.map(cpu)),
+          counts: await requestCounts(serving),
+          nginx: cpuByPid(nginxPids()),
+          postgres: cpuByPid([...new Set([...before.postgres.keys(), ...(await backends())])]),
+        };
         const perInstance = serving.map((instance, i) => {
           // /metrics is served on its own port and counts in neither figure.
           const served = after.counts.get(instance.name)! - before.counts.get(instance.name)!;
@@ -1413,20 +1440,21 @@ async function throughput(
           return { name: instance.name, served, ms: cpuMs / Math.max(1, served) };
         });
         const total = result.requests.total;
-        const nginxMs = ((after.nginx - before.nginx) * 1000) / Math.max(1, total);
+        const nginxMs = (cpuBetween(before.nginx, after.nginx) * 1000) / Math.max(1, total);
+        const postgresMs = (cpuBetween(before.postgres, after.postgres) * 1000) / Math.max(1, total);
         const cores = (machine1.busy - machine0.busy) / seconds;
         if (!base.has(`${round} ${name}`)) base.set(`${round} ${name}`, result.requests.average);
         rows.push(
           `| ${name} | ${n} | ${round} | ${result.requests.average.toFixed(0)} | ${(result.requests.average / base.get(`${round} ${name}`)!).toFixed(2)} | ` +
             `${result.latency.p50} / ${result.latency.p99} | ${perInstance.map((p) => `${p.name} ${p.ms.toFixed(2)} (${p.served})`).join(', ')} | ` +
-            `${nginxMs.toFixed(2)} | ${cores.toFixed(2)} | ${load.toFixed(1)} | ${notOk(result)} |`,
+            `${postgresMs.toFixed(2)} | ${nginxMs.toFixed(2)} | ${cores.toFixed(2)} | ${load.toFixed(1)} | ${notOk(result)} |`,
         );
         console.log(rows[rows.length - 1]);
       }
     }
   }
   console.log(
-    `\n| path | instances | round | req/s | ratio to 1 (same round) | p50 / p99 ms | instance CPU ms per request it answered (requests) | nginx CPU ms per request | machine busy cores (of ${os.cpus().length}) | load average (1 min) | not 2xx |\n|---|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`,
+    `\n| path | instances | round | req/s | ratio to 1 (same round) | p50 / p99 ms | instance CPU ms per request it answered (requests) | PostgreSQL CPU ms per request | nginx CPU ms per request | machine busy cores (of ${os.cpus().length}) | load average (1 min) | not 2xx |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`,
   );
 }
 
