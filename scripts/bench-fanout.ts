@@ -21,6 +21,7 @@
  *      moved together: the oldest event any follower got (goal: ≤ 1 s), and none lost.
  * Every follower must receive every event once, in seq order: lost or duplicated ones are counted.
  */
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Client } from 'pg';
 import WebSocket from 'ws';
@@ -175,6 +176,17 @@ async function followBare(url: string, count: number): Promise<Follower[]> {
   return followers;
 }
 
+/** A process's CPU time so far (user + system, Linux /proc; 100 ticks a second), in ms. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
 function ages(followers: Follower[], fromIndex: number): number[] {
@@ -295,6 +307,8 @@ export interface FanoutResult {
     p99: number;
     max: number;
     kbPerSocket: number | null;
+    /** The service's CPU time from the first step to the last arrival (both events, the steps' requests included). */
+    cpuMs: number | null;
     lost: number;
     duplicated: number;
     disorder: number;
@@ -403,11 +417,13 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
     // BENCH_CPU_PROFILE (bench-servers.ts): the service's CPU profile of the two fan-outs only.
     const profiling = Boolean(o.env.BENCH_CPU_PROFILE);
     if (profiling) process.kill(server.pid, 'SIGUSR2');
+    const cpuBefore = cpuMs(server.pid);
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'preparing')));
     await arrived(followers, 3);
     await sleep(200);
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'ready')));
     await arrived(followers, 4);
+    const cpuAfter = cpuMs(server.pid);
     if (profiling) {
       process.kill(server.pid, 'SIGUSR2');
       await sleep(1000); // the profile is written
@@ -421,6 +437,7 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
       p99: percentile(sorted, 0.99),
       max: sorted.at(-1)!,
       kbPerSocket: before !== null && after !== null ? ((after - before) * 1024) / followers.length : null,
+      cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
       ...f,
     };
   } finally {
@@ -487,6 +504,9 @@ export function printFanout(r: FanoutResult): void {
     console.log(
       `| service, ${b.followers} followers (${b.followers / r.followers} orders moved together) | ${b.p50} | ${b.p99} | ${b.max} (goal ≤ 1,000: ${b.max <= 1000 ? 'met' : '**not met**'}) | | ` +
         `${f0(b.kbPerSocket)}: ${b.kbPerSocket !== null && b.kbPerSocket <= 30 ? 'met' : '**not met**'} | ${b.lost} / ${b.duplicated} / ${b.disorder} |`,
+    );
+    console.log(
+      `\nThe service's CPU time (user + system) from the first step to the last arrival of the ${b.followers} followers' two events: ${f0(b.cpuMs)} ms`,
     );
   }
 }

@@ -126,7 +126,8 @@ async function quietDatabase(databaseUrl: string, appName: string): Promise<void
     for (let round = 0; round < 600; round++) {
       const { rows } = await client.query<{ n: number }>(
         `select count(pg_cancel_backend(pid))::int as n from pg_stat_activity
-          where application_name = $1 and datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+          where (application_name = $1 or application_name like $1 || ' %') and datname = current_database()
+            and state = 'active' and pid <> pg_backend_pid()`,
         [appName],
       );
       if (rows[0].n === 0) return;

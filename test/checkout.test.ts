@@ -5,17 +5,12 @@ import path from 'node:path';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 import { watchStatements } from './helpers/statements';
+import { until } from './helpers/ws';
 
 const t = useOrderWorld();
 
 const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
 const countOrders = async () => Number((await sql('select count(*) as n from orders'))[0].n);
-const until = async (done: () => Promise<boolean>) => {
-  for (let i = 0; !(await done()); i++) {
-    if (i > 200) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('POST /api/v1/customer/orders', () => {
   it('answers 201 with order_id, status pending_acceptance and the total the server computed', async () => {
@@ -300,6 +295,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
           Number(
             (await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n,
           ) === 1,
+        "the retry waiting on the holder's claim",
       );
       holder.kill('SIGKILL');
       const res = await retry;

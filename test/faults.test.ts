@@ -10,7 +10,7 @@ import { Factory } from './helpers/factories';
 import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
-import { subscribe, wsClient } from './helpers/ws';
+import { subscribe, until, wsClient } from './helpers/ws';
 
 let server: TestServer;
 let make: Factory;
@@ -138,21 +138,13 @@ const redisUrl = process.env.REDIS_URL;
     w = await orderWorld(server, make);
   });
 
-  async function until(check: () => Promise<boolean>, ms = 10_000) {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
   it('delays live events but never drops them; /readyz reports it; events flow again after Redis comes back', async () => {
     const proxy = new RedisProxy();
     await proxy.start();
     const s = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }, server.db);
     extra.push(s);
     try {
-      await until(async () => (await s.http.get('/readyz')).body.redis === 'ok');
+      await until(async () => (await s.http.get('/readyz')).body.redis === 'ok', 'Redis reported ok');
       const id = (await placeOrder(s, w)).body.data.order_id;
       const customer = wsClient(s.wsUrl, w.customer.token);
       const owner = wsClient(s.wsUrl, w.owner.token);
@@ -163,11 +155,11 @@ const redisUrl = process.env.REDIS_URL;
         `subscription { storeOrderUpdates { orderId seq status } }`,
       );
       await tracking.waitFor(1);
-      await until(async () => s.app.listeners(`store:${w.owner.store.id}`) > 0);
+      await until(async () => s.app.listeners(`store:${w.owner.store.id}`) > 0, "the store's listener");
 
       await proxy.stop();
       const down = await s.http.get('/readyz');
-      await until(async () => (await s.http.get('/readyz')).body.redis === 'unreachable');
+      await until(async () => (await s.http.get('/readyz')).body.redis === 'unreachable', 'Redis reported unreachable');
       expect((await s.http.get('/readyz')).body).toEqual({ status: 'degraded', redis: 'unreachable' });
       expect(down.status).toBe(200);
 
@@ -181,7 +173,7 @@ const redisUrl = process.env.REDIS_URL;
       ]);
 
       await proxy.start();
-      await until(async () => (await s.http.get('/readyz')).body.status === 'ready');
+      await until(async () => (await s.http.get('/readyz')).body.status === 'ready', 'ready again');
       expect((await s.http.post(`/api/v1/store/orders/${id}/ready`, undefined, { token: w.owner.token })).status).toBe(200);
       expect((await tracking.waitFor(4, 5000)).map((e) => [e.seq, e.status])).toEqual([
         [1, 'pending_acceptance'],

@@ -110,7 +110,11 @@ describe('sockets per user and per IP', () => {
     await refused.opened;
     refused.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
     expect((await refused.closed).code).toBe(4429);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await until(
+      async () =>
+        (await sql(`select count(*)::int as n from socket_leases where user_id = ? and expires_at > now()`, [user.id]))[0].n === 0,
+      "the dead instance's leases expired",
+    );
     const live = track(await initSocket(server.wsUrl, token));
     expect(live.socket.readyState).toBe(live.socket.OPEN);
     const [first] = await sql(`select expires_at from socket_leases where user_id = ?`, [user.id]);

@@ -58,8 +58,9 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
       }),
     },
     driverOptions: {
-      // Names this pool's sessions in pg_stat_activity (poolConnections, operators' queries).
-      connection: { application_name: `delivery ${process.pid}-${++pools}` },
+      // Names this pool's sessions in pg_stat_activity (poolConnections, operators' queries),
+      // after PGAPPNAME when it is set, as pg itself would name them (the bench finds its servers' queries by it).
+      connection: { application_name: `${process.env.PGAPPNAME || 'delivery'} ${process.pid}-${++pools}` },
       ...(limits && { acquireConnectionTimeout: limits.acquireTimeoutMs }),
     },
     migrations: {
