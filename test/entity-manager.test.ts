@@ -5,6 +5,8 @@
  * it runs on the transaction's connection, named as well.
  */
 import 'reflect-metadata';
+import net from 'node:net';
+import { Pool } from 'pg';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
 import { AppEntityManager, executePrepared } from '../src/common/entity-manager';
@@ -68,6 +70,24 @@ describe('executePrepared', () => {
     );
     await holding;
     expect(databaseFault(error)).toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
+  it('answers a busy fault (503) when a new read connection does not open within the acquire timeout', async () => {
+    // A server that accepts and never answers: pg's pool gives up connecting after connectionTimeoutMillis.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const pool = new Pool({ host: '127.0.0.1', port: (silent.address() as net.AddressInfo).port, connectionTimeoutMillis: 200 });
+    try {
+      const error = await pool.query('select 1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ message: 'Connection terminated due to connection timeout' });
+      expect(databaseFault(error)).toMatchObject({ code: 'UNAVAILABLE' });
+    } finally {
+      await pool.end();
+      silent.close();
+    }
   });
 
   it('refuses lists and objects, fails as execute fails, and keeps the session limits', async () => {

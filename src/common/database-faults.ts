@@ -22,8 +22,11 @@ export function databaseFault(error: unknown): AppError | undefined {
       (code && (BUSY_STATES.has(code) || UNREACHABLE.has(code))) ||
       cause.name === 'KnexTimeoutError' ||
       (typeof cause.message === 'string' &&
-        // The ORM's pool (knex) and the read pool (pg's) when no connection came free in time.
-        (cause.message.startsWith('Knex: Timeout acquiring a connection') || cause.message === 'timeout exceeded when trying to connect'));
+        // The ORM's pool (knex) and the read pool (pg's) when no connection came free in time, or
+        // a new one of the read pool did not open in time.
+        (cause.message.startsWith('Knex: Timeout acquiring a connection') ||
+          cause.message === 'timeout exceeded when trying to connect' ||
+          cause.message === 'Connection terminated due to connection timeout'));
     if (busy) return new AppError('UNAVAILABLE', 'The service is busy. Please try again shortly.', { retryAfter: RETRY_AFTER_SECONDS });
     cause = cause.cause as typeof cause;
   }
