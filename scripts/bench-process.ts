@@ -15,6 +15,27 @@ import { CASABLANCA, refreshAfterBulkLoad, resetCatalog, seedDemoCity } from '..
 export type ServerKind = 'node-http' | 'express' | 'hand' | 'service' | 'ws-broadcast';
 export type Server = { kind: ServerKind; process: ChildProcess; url: string };
 
+// autocannon ships no types; the part the benches and the cluster test use.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const autocannon = require('autocannon') as (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  overallRate?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Each request as `setupRequest` makes it from autocannon's (its path, headers and body). */
+  requests?: { setupRequest: (request: { path: string; headers: Record<string, string>; body?: string }) => unknown }[];
+}) => Promise<{
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number }>;
+}>;
+
 /** The city of `stores` stores in its database (built only when the count differs), and what to ask for. */
 export async function prepareCity(databaseUrl: string, stores: number) {
   const db = await openDatabase({ databaseUrl, migrate: false });

@@ -44,24 +44,8 @@ import { capturePlans, formatPlans, groupDigits } from './bench-plans';
 import { BenchDriver, BenchRequest, positionRequests, prepareDrivers } from './bench-drivers';
 import { BenchCustomer, checkoutRequests, prepareCustomers } from './bench-customers';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
-import { prepareCity, rssMb, rssOfPid, Server, ServerKind, startServer, stopServer } from './bench-process';
+import { autocannon, prepareCity, rssMb, rssOfPid, Server, ServerKind, startServer, stopServer } from './bench-process';
 import { benchFanout, FanoutResult, printFanout } from './bench-fanout';
-
-// autocannon ships no types; the part used here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  overallRate?: number;
-  requests?: { setupRequest: (req: { path: string }) => { path: string } & Partial<BenchRequest> }[];
-}) => Promise<{
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}>;
 
 /** The goals: share of the Express hello's req/s, and the REST path's cost over a hand-written handler. */
 const GOAL = { nearby: 25, discovery: 10, reads: 25, handCost: 1.3, nearbyP99Ms: 15, discoveryP99Ms: 25, positions: 20, checkouts: 5 };

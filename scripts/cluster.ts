@@ -56,7 +56,7 @@ import { DEVELOPMENT_TEST_NUMBERS } from '../src/config';
 import { serverDatabase } from '../src/db/admin';
 import { FakeFcm, ReceivedPush } from '../test/helpers/fake-fcm';
 import { FAKE_STRIPE_KEYS, FakeStripe } from '../test/helpers/fake-stripe';
-import { openGraphqlSocket } from './bench-process';
+import { autocannon, openGraphqlSocket } from './bench-process';
 
 const ROOT = path.resolve(__dirname, '..');
 const CODE = '123456';
@@ -1283,25 +1283,6 @@ async function main() {
   else fs.rmSync(tmp, { recursive: true, force: true });
   process.exit(failed.length ? 1 : 0);
 }
-
-// autocannon ships no types; the part used here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  requests?: { setupRequest: (request: { headers: Record<string, string>; body?: string }) => unknown }[];
-}) => Promise<{
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  statusCodeStats: Record<string, { count: number }>;
-}>;
 
 /** CPU seconds the whole machine spent (every process, other engineers' too) and its elapsed jiffies' worth of cores. */
 function machineCpu(): { busy: number; total: number } {
