@@ -80,6 +80,12 @@ export interface OpenPhases {
 }
 const newPhases = (): OpenPhases => ({ upgrade: [], init: [], subscribe: [] });
 let phases = newPhases();
+/** The phases of the sockets opened since the last call (and a fresh record). */
+export const takeOpenPhases = (): OpenPhases => {
+  const taken = phases;
+  phases = newPhases();
+  return taken;
+};
 
 /** Sockets or subscriptions refused while being set up and tried again (a busy service answers 503-like errors). */
 let retries = 0;
@@ -138,8 +144,10 @@ async function openSockets(
 /** Sockets following orders on the service: `perOrder` for each order, each socket of the order's customer. */
 export async function followService(url: string, orders: { id: number; token: string }[], perOrder: number): Promise<Follower[]> {
   const followers: Follower[] = [];
-  // Two at a time per customer: a customer's sockets take their lease one after the other (socket-leases.ts).
-  await openSockets(`${url.replace('http', 'ws')}/graphql`, orders.length * perOrder, 2 * orders.length, async (socket, k) => {
+  // Two at a time per customer (BENCH_OPEN_PER_CUSTOMER): a customer's sockets take their lease one
+  // after the other (socket-leases.ts: one statement under the user's lock); 8 opened no faster.
+  const concurrency = Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * orders.length;
+  await openSockets(`${url.replace('http', 'ws')}/graphql`, orders.length * perOrder, concurrency, async (socket, k) => {
     const order = orders[k % orders.length];
     const follower: Follower = { socket, seen: new Map(), lastSeq: 0, disorder: 0, ages: [] };
     let id = 0;
@@ -557,7 +565,7 @@ export function printFanout(r: FanoutResult): void {
       return `p50 ${percentile(sorted, 0.5)} / p99 ${percentile(sorted, 0.99)} ms`;
     };
     console.log(
-      `Opening the ${b.followers} followers (${2 * (b.followers / r.followers)} at a time): ${b.open.seconds.toFixed(1)} s, the service's CPU ${f0(b.open.cpuMs)} ms; ` +
+      `Opening the ${b.followers} followers (${Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * (b.followers / r.followers)} at a time): ${b.open.seconds.toFixed(1)} s, the service's CPU ${f0(b.open.cpuMs)} ms; ` +
         `per socket: upgrade ${phase(b.open.phases.upgrade)}, connection_init → ack ${phase(b.open.phases.init)}, subscribe → live ${phase(b.open.phases.subscribe)}`,
     );
   }

@@ -13,12 +13,11 @@ import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
 import { invalidField } from '../../common/errors';
 import { missedStoreEvents, OrderEventMessage, recentEvents, storedEventsAfter, subscribeEvents, topics } from '../orders/order-events';
-import { getOrderForParticipant } from '../orders/order.service';
+import { followableOrder } from '../orders/order.service';
 import { CATCH_UP_AFTER_MS, catchUpIn, followOrder, nextCatchUp } from './order-feed';
 
 export async function orderStream(ctx: Context, orderId: number, afterSeq: number): Promise<AsyncIterable<OrderEventMessage>> {
-  const order = await getOrderForParticipant(ctx, orderId); // checked once, at subscribe time
-  return followOrder(ctx, { id: order.id, storeId: order.store.id, status: order.status, driverId: order.driver?.id ?? null }, afterSeq);
+  return followOrder(ctx, await followableOrder(ctx, orderId), afterSeq); // checked once, at subscribe time
 }
 
 /** A board's resume also replays the stores' other orders' events of this long (orders it did not hold: new ones). */
