@@ -361,7 +361,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
       promoId: null,
       promoCode: null,
       items: [],
-    } as NewOrder;
+    } as unknown as NewOrder;
     await expect(em.transactional((tx) => insertOrder(tx, order, { key: 'never-claimed', total: 12 }))).rejects.toThrow(
       /answer updated 0 rows/,
     );
