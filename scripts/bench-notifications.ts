@@ -9,7 +9,7 @@
  *     (service, worker and the load client) and its PostgreSQL backends' (read from
  *     /proc when the server runs on this machine), which the machine's other work disturbs less
  *     than the throughput. The fake FCM runs in a process of its own: its work is FCM's, not the
- *     service's (it used to be this process's, ~0.2–0.3 ms of each send).
+ *     service's (it used to be this process's, part of the 0.27–0.55 ms each send cost it, notifications-4.md).
  * With --web-push the owner's browser is subscribed too (a local fake push service that checks
  * VAPID and decrypts): every order is then two sends, and its latency is printed beside FCM's.
  * Needs DATABASE_URL (a database of its own is created and dropped).
