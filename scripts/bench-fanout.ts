@@ -68,6 +68,25 @@ interface Follower {
   ages: number[];
 }
 
+/**
+ * Where opening a follower's socket spends its time, per socket, ms: the upgrade (open), the
+ * `connection_init` until its ack (the token, the socket's lease), the subscribe until its two
+ * stored events (the order's check, its feed).
+ */
+export interface OpenPhases {
+  upgrade: number[];
+  init: number[];
+  subscribe: number[];
+}
+const newPhases = (): OpenPhases => ({ upgrade: [], init: [], subscribe: [] });
+let phases = newPhases();
+/** The phases of the sockets opened since the last call (and a fresh record). */
+export const takeOpenPhases = (): OpenPhases => {
+  const taken = phases;
+  phases = newPhases();
+  return taken;
+};
+
 /** Sockets or subscriptions refused while being set up and tried again (a busy service answers 503-like errors). */
 let retries = 0;
 /** Store steps answered 503 (busy) and sent again. */
@@ -83,10 +102,14 @@ async function openSockets(
   const sockets: WebSocket[] = new Array<WebSocket>(count);
   let next = 0;
   const attempt = async (k: number) => {
+    const started = Date.now();
     const socket = new WebSocket(url, 'graphql-transport-ws', { perMessageDeflate: false });
     try {
       await new Promise<void>((resolve, reject) => {
-        socket.once('open', () => resolve());
+        socket.once('open', () => {
+          phases.upgrade.push(Date.now() - started);
+          resolve();
+        });
         socket.once('error', reject);
         socket.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
       });
@@ -121,13 +144,19 @@ async function openSockets(
 /** Sockets following orders on the service: `perOrder` for each order, each socket of the order's customer. */
 export async function followService(url: string, orders: { id: number; token: string }[], perOrder: number): Promise<Follower[]> {
   const followers: Follower[] = [];
-  // Two at a time per customer: a customer's sockets take their lease one after the other (socket-leases.ts).
-  await openSockets(`${url.replace('http', 'ws')}/graphql`, orders.length * perOrder, 2 * orders.length, async (socket, k) => {
+  // Two at a time per customer (BENCH_OPEN_PER_CUSTOMER): a customer's sockets take their lease one
+  // after the other (socket-leases.ts: one statement under the user's lock); 8 opened no faster.
+  const concurrency = Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * orders.length;
+  await openSockets(`${url.replace('http', 'ws')}/graphql`, orders.length * perOrder, concurrency, async (socket, k) => {
     const order = orders[k % orders.length];
     const follower: Follower = { socket, seen: new Map(), lastSeq: 0, disorder: 0, ages: [] };
     let id = 0;
-    const subscribe = () =>
+    let initSent = 0;
+    let subscribeSent = 0;
+    const subscribe = () => {
+      subscribeSent = Date.now();
       socket.send(JSON.stringify({ id: String(++id), type: 'subscribe', payload: { query: QUERY, variables: { orderId: order.id } } }));
+    };
     await new Promise<void>((resolve, reject) => {
       socket.on('close', (code, reason) => reject(new Error(`socket closed ${code} ${reason.toString()}`)));
       socket.on('message', (data) => {
@@ -135,11 +164,17 @@ export async function followService(url: string, orders: { id: number; token: st
           type: string;
           payload?: { data?: { orderUpdates: { seq: number; at: string } } };
         };
-        if (message.type === 'connection_ack') subscribe();
-        else if (message.type === 'next') {
-          const update = message.payload!.data!.orderUpdates;
+        if (message.type === 'connection_ack') {
+          phases.init.push(Date.now() - initSent);
+          subscribe();
+        } else if (message.type === 'next') {
+          if (!message.payload?.data) return reject(new Error(`an answer without data: ${JSON.stringify(message.payload)}`));
+          const update = message.payload.data.orderUpdates;
           receive(follower, update.seq, update.at);
-          if (follower.seen.size === 2) resolve(); // the two stored events: the subscription is live
+          if (follower.seen.size === 2) {
+            phases.subscribe.push(Date.now() - subscribeSent);
+            resolve(); // the two stored events: the subscription is live
+          }
         } else if (message.type === 'error') {
           // Refused while busy (UNAVAILABLE): a client subscribes again a moment later.
           if (id >= 10) return reject(new Error(JSON.stringify(message.payload)));
@@ -147,6 +182,7 @@ export async function followService(url: string, orders: { id: number; token: st
           setTimeout(subscribe, 1000);
         }
       });
+      initSent = Date.now();
       socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${order.token}` } }));
     });
     followers.push(follower);
@@ -186,6 +222,8 @@ function cpuMs(pid: number): number | null {
     return null;
   }
 }
+
+const subtract = (a: number | null, b: number | null) => (a !== null && b !== null ? a - b : null);
 
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
@@ -309,6 +347,8 @@ export interface FanoutResult {
     kbPerSocket: number | null;
     /** The service's CPU time from the first step to the last arrival (both events, the steps' requests included). */
     cpuMs: number | null;
+    /** Opening the followers' sockets and subscriptions: wall time, the service's CPU time, each socket's phases. */
+    open: { seconds: number; cpuMs: number | null; phases: OpenPhases };
     lost: number;
     duplicated: number;
     disorder: number;
@@ -411,11 +451,22 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
     const world = await prepareOrders(o.databaseUrl, orders);
     await sleep(500);
     const before = o.rssMb(server.pid);
+    // BENCH_CPU_PROFILE with BENCH_PROFILE_OPEN=1: the profile of opening the sockets instead of the fan-outs.
+    const profilingOpen = Boolean(o.env.BENCH_CPU_PROFILE) && o.env.BENCH_PROFILE_OPEN === '1';
+    if (profilingOpen) process.kill(server.pid, 'SIGUSR2');
+    phases = newPhases();
+    const openStarted = Date.now();
+    const openCpuBefore = cpuMs(server.pid);
     const followers = await followService(server.url, world.orders, perOrder);
+    const open = { seconds: (Date.now() - openStarted) / 1000, cpuMs: subtract(cpuMs(server.pid), openCpuBefore), phases };
+    if (profilingOpen) {
+      process.kill(server.pid, 'SIGUSR2');
+      await sleep(1000); // the profile is written
+    }
     await sleep(1000);
     const after = o.rssMb(server.pid);
     // BENCH_CPU_PROFILE (bench-servers.ts): the service's CPU profile of the two fan-outs only.
-    const profiling = Boolean(o.env.BENCH_CPU_PROFILE);
+    const profiling = Boolean(o.env.BENCH_CPU_PROFILE) && !profilingOpen;
     if (profiling) process.kill(server.pid, 'SIGUSR2');
     const cpuBefore = cpuMs(server.pid);
     await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'preparing')));
@@ -438,6 +489,7 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
       max: sorted.at(-1)!,
       kbPerSocket: before !== null && after !== null ? ((after - before) * 1024) / followers.length : null,
       cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
+      open,
       ...f,
     };
   } finally {
@@ -507,6 +559,14 @@ export function printFanout(r: FanoutResult): void {
     );
     console.log(
       `\nThe service's CPU time (user + system) from the first step to the last arrival of the ${b.followers} followers' two events: ${f0(b.cpuMs)} ms`,
+    );
+    const phase = (values: number[]) => {
+      const sorted = [...values].sort((x, y) => x - y);
+      return `p50 ${percentile(sorted, 0.5)} / p99 ${percentile(sorted, 0.99)} ms`;
+    };
+    console.log(
+      `Opening the ${b.followers} followers (${Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * (b.followers / r.followers)} at a time): ${b.open.seconds.toFixed(1)} s, the service's CPU ${f0(b.open.cpuMs)} ms; ` +
+        `per socket: upgrade ${phase(b.open.phases.upgrade)}, connection_init → ack ${phase(b.open.phases.init)}, subscribe → live ${phase(b.open.phases.subscribe)}`,
     );
   }
 }

@@ -232,6 +232,73 @@ describe('subscription storeOrderUpdates', () => {
   });
 });
 
+describe('storeOrderUpdates resumed with afterSeqs', () => {
+  const BOARD = `subscription($after: [OrderSeqInput!]) { storeOrderUpdates(afterSeqs: $after) { orderId seq status } }`;
+  type BoardUpdate = { orderId: number; seq: number; status: string };
+
+  it('a board that reconnects gets what it missed, once, in order, then live events', async () => {
+    // A stream closed by its client leaves the bus at its next event: count from what is there.
+    const topic = `store:${t.w.owner.store.id}`;
+    const listening = () => t.server.app.listeners(topic);
+    const before = listening();
+    const first = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
+    await until(() => listening() > before, "the board's subscription");
+    const held = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await store(held, 'accept');
+    expect((await first.waitFor(2)).map((e) => [e.orderId, e.seq])).toEqual([
+      [held, 1],
+      [held, 2],
+    ]);
+    // The board's socket is gone (its instance killed, its network lost): what happens meanwhile
+    // is the held order's next step and a new order.
+    first.unsubscribe();
+    await store(held, 'preparing');
+    const placed = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await store(placed, 'accept');
+
+    const resumedBefore = listening();
+    const resumed = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD, { after: [{ orderId: held, seq: 2 }] });
+    expect((await resumed.waitFor(3)).map((e) => [e.orderId, e.seq, e.status])).toEqual([
+      [held, 3, 'preparing'],
+      [placed, 1, 'pending_acceptance'],
+      [placed, 2, 'accepted'],
+    ]);
+    await until(() => listening() > resumedBefore, 'the resumed subscription');
+    await store(held, 'ready');
+    await resumed.waitFor(4);
+    // Past the first catch-up read (1 s): nothing is sent twice.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(resumed.events.map((e) => [e.orderId, e.seq])).toEqual([
+      [held, 3],
+      [placed, 1],
+      [placed, 2],
+      [held, 4],
+    ]);
+    expect(resumed.errors).toEqual([]);
+
+    // Resumed where it is: nothing is replayed; an order of another store named in afterSeqs is not shown.
+    const other = await t.make.store();
+    const upToDateBefore = listening();
+    const upToDate = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD, {
+      after: [
+        { orderId: held, seq: 4 },
+        { orderId: placed, seq: 2 },
+        { orderId: held + placed + other.id, seq: 0 },
+      ],
+    });
+    await until(() => listening() > upToDateBefore, 'the up-to-date subscription');
+    await store(placed, 'preparing');
+    expect((await upToDate.waitFor(1)).map((e) => [e.orderId, e.seq])).toEqual([[placed, 3]]);
+  });
+
+  it('refuses a resume point of more than 1,000 orders', async () => {
+    const after = Array.from({ length: 1001 }, (_, k) => ({ orderId: k + 1, seq: 1 }));
+    const sub = subscribe(client(t.w.owner.token), BOARD, { after });
+    await sub.completed;
+    expect(JSON.stringify(sub.errors)).toMatch(/afterSeqs may hold at most 1000 orders/);
+  });
+});
+
 describe('subscription driverOrderUpdates', () => {
   it('tells a driver about the order assigned to them', async () => {
     const driver = await onlineDriver(t.server, near());

@@ -99,11 +99,59 @@ describe('sockets per user and per IP', () => {
     }
   });
 
-  it("a killed instance's sockets stop counting once their leases expire; live leases are renewed", async () => {
+  it("a killed instance's sockets stop counting once its row expires; a live instance renews its row, not each lease", async () => {
     const { token, user } = await registerCustomer(server);
     const sql = (q: string, params: unknown[] = []) => server.db.orm.em.fork().execute(q, params);
-    // Three sockets of an instance killed just after renewing them: nobody renews or deletes them.
+    // Three sockets of an instance killed just after renewing its row: nobody renews or deletes them.
+    await sql(`insert into socket_instances (id, expires_at) values ('dead', now() + interval '1 second')`);
     for (const id of ['dead-1', 'dead-2', 'dead-3']) {
+      await sql(`insert into socket_leases (id, user_id, instance_id, expires_at) values (?, ?, 'dead', now() + interval '1 hour')`, [
+        id,
+        user.id,
+      ]);
+    }
+    const refused = track(rawSocket(server.wsUrl));
+    await refused.opened;
+    refused.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    expect((await refused.closed).code).toBe(4429);
+    await until(
+      async () => (await sql(`select count(*)::int as n from socket_instances where id = 'dead' and expires_at > now()`))[0].n === 0,
+      'the dead instance expired',
+    );
+    const live = track(await initSocket(server.wsUrl, token));
+    expect(live.socket.readyState).toBe(live.socket.OPEN);
+    const [lease] = await sql(`select id, instance_id, expires_at from socket_leases where user_id = ? and instance_id <> 'dead'`, [
+      user.id,
+    ]);
+    const row = async () => (await sql(`select expires_at from socket_instances where id = ?`, [lease.instance_id]))[0];
+    const first = await row();
+    await until(async () => (await row()).expires_at > first.expires_at, 'the live instance renewed', 10_000);
+    // The lease itself is not rewritten.
+    expect((await sql(`select expires_at from socket_leases where id = ?`, [lease.id]))[0].expires_at).toEqual(lease.expires_at);
+  });
+
+  it('an instance whose row and leases were deleted (stalled past a minute) writes them again at its next renewal', async () => {
+    const { token, user } = await registerCustomer(server);
+    const sql = (q: string, params: unknown[] = []) => server.db.orm.em.fork().execute(q, params);
+    await Promise.all([1, 2, 3].map(() => initSocket(server.wsUrl, token).then(track)));
+    const [{ instance_id: instance }] = await sql(`select instance_id from socket_leases where user_id = ? limit 1`, [user.id]);
+    await sql(`delete from socket_leases where instance_id = ?`, [instance]);
+    await sql(`delete from socket_instances where id = ?`, [instance]);
+    await until(
+      async () => (await sql(`select count(*)::int as n from socket_leases where user_id = ?`, [user.id]))[0].n === 3,
+      'the leases written again',
+      10_000,
+    );
+    const fourth = track(rawSocket(server.wsUrl));
+    await fourth.opened;
+    fourth.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    expect((await fourth.closed).code).toBe(4429);
+  });
+
+  it('a lease of the previous version (no instance) counts until its own expiry', async () => {
+    const { token, user } = await registerCustomer(server);
+    const sql = (q: string, params: unknown[] = []) => server.db.orm.em.fork().execute(q, params);
+    for (const id of ['old-1', 'old-2', 'old-3']) {
       await sql(`insert into socket_leases (id, user_id, expires_at) values (?, ?, now() + interval '1 second')`, [id, user.id]);
     }
     const refused = track(rawSocket(server.wsUrl));
@@ -113,16 +161,10 @@ describe('sockets per user and per IP', () => {
     await until(
       async () =>
         (await sql(`select count(*)::int as n from socket_leases where user_id = ? and expires_at > now()`, [user.id]))[0].n === 0,
-      "the dead instance's leases expired",
+      'the old leases expired',
     );
     const live = track(await initSocket(server.wsUrl, token));
     expect(live.socket.readyState).toBe(live.socket.OPEN);
-    const [first] = await sql(`select expires_at from socket_leases where user_id = ?`, [user.id]);
-    await until(
-      async () => (await sql(`select expires_at from socket_leases where user_id = ?`, [user.id]))[0].expires_at > first.expires_at,
-      'the live lease renewed',
-      10_000,
-    );
   });
 
   it('refuses the upgrade with 429 past the sockets of one IP', async () => {

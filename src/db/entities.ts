@@ -2,7 +2,7 @@
 import { Timestamped } from '../common/timestamped';
 import { User } from '../modules/users/user.entity';
 import { RateLimitCounter } from './rate-limit.entity';
-import { SocketLease } from './socket-lease.entity';
+import { SocketInstance, SocketLease } from './socket-lease.entity';
 import { UserDevice } from '../modules/users/user-device.entity';
 import { OtpCode } from '../modules/auth/otp-code.entity';
 import { OtpSend } from '../modules/auth/otp-send.entity';
@@ -77,4 +77,5 @@ export const entities = [
   PaymentEvent,
   RateLimitCounter,
   SocketLease,
+  SocketInstance,
 ];

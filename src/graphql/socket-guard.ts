@@ -16,7 +16,7 @@ import { Config } from '../config';
 import { Logger } from '../common/logger';
 import { rateLimitRefusals } from '../common/metrics';
 import type { Viewer } from '../context';
-import { dropLease, renewLeases, RENEW_EVERY_MS, takeLease } from './socket-leases';
+import { dropLease, renewInstance, RENEW_EVERY_MS, takeLease } from './socket-leases';
 
 export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
 
@@ -46,6 +46,10 @@ export class SocketGuard {
   private lastRecheck = Date.now();
   private renewing = false;
   private lastRenewal = Date.now();
+  /** This instance in the shared count: its sockets' leases count while its row is renewed. */
+  private readonly instanceId = randomUUID();
+  /** Whether this instance has taken a lease (then it renews its row). */
+  private leasing = false;
 
   constructor(
     private readonly config: Config['websocket'],
@@ -96,7 +100,8 @@ export class SocketGuard {
   async authenticated(socket: WebSocket, viewer: Viewer): Promise<boolean> {
     if (!this.sockets.has(socket)) return false; // closed meanwhile
     const leaseId = randomUUID();
-    if (!(await takeLease(this.em.fork(), leaseId, viewer.userId, this.config.maxSocketsPerUser))) {
+    this.leasing = true;
+    if (!(await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser))) {
       rateLimitRefusals.inc({ limit: 'websocket_per_user' });
       socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
       return false;
@@ -203,8 +208,12 @@ export class SocketGuard {
     this.renewing = true;
     this.lastRenewal = now;
     try {
-      const ids = [...this.sockets.values()].flatMap((s) => (s.leaseId ? [s.leaseId] : []));
-      await renewLeases(this.em.fork(), ids);
+      // An instance that never took a lease has nothing to keep.
+      if (this.leasing) {
+        await renewInstance(this.em.fork(), this.instanceId, () =>
+          [...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
+        );
+      }
     } catch (error) {
       this.logger.warn({ err: error }, 'renewing socket leases failed');
     } finally {

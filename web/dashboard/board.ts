@@ -1,6 +1,7 @@
 /**
  * The store owner's live board: the orders of the caller's stores in columns by status. New
- * and changed orders arrive over storeOrderUpdates and the board reloads them; the buttons
+ * and changed orders arrive over storeOrderUpdates and the board reloads them (after a lost
+ * connection it resumes with the last seq it received of each order: afterSeqs); the buttons
  * are the store's steps (accept, reject with a reason, preparing, ready) and show the API's
  * own error when one is refused.
  */
@@ -21,7 +22,9 @@ interface BoardOrder {
 }
 
 const ORDERS = `query { storeOrders { id status createdAt total rejectionReason store { id name } items { productName quantity } deliveryAddress { line1 city } } }`;
-const UPDATES = `subscription { storeOrderUpdates { orderId seq status } }`;
+const UPDATES = `subscription($after: [OrderSeqInput!]) { storeOrderUpdates(afterSeqs: $after) { orderId seq status } }`;
+/** The API's bound on a resume point (storeOrderUpdates' afterSeqs). */
+const RESUME_ORDERS = 1000;
 const ACTIONS: Record<string, { mutation: string; label: string }> = {
   accept: { mutation: `mutation($id: Int!) { acceptOrder(id: $id) { message } }`, label: 'Accept' },
   preparing: { mutation: `mutation($id: Int!) { startPreparingOrder(id: $id) { message } }`, label: 'Start preparing' },
@@ -264,12 +267,22 @@ export function boardView(root: Element): () => void {
     columns,
   );
   void reload();
+  /** The last seq received per order: after a lost connection the stream resumes there (what was missed comes first, once). */
+  const seen = new Map<number, number>();
+  let subscribed = false;
   return follow<{ storeOrderUpdates: { orderId: number; seq: number; status: string } }>({
     query: UPDATES,
-    variables: () => ({}),
+    variables: () => {
+      const resume = subscribed;
+      subscribed = true;
+      return resume ? { after: [...seen].slice(-RESUME_ORDERS).map(([orderId, seq]) => ({ orderId, seq })) } : {};
+    },
     onState: showState,
     onData: ({ storeOrderUpdates: update }) => {
       if (update.seq === 1) fresh.add(update.orderId);
+      const last = Math.max(update.seq, seen.get(update.orderId) ?? 0);
+      seen.delete(update.orderId); // the most recently changed last
+      seen.set(update.orderId, last);
       void reload();
     },
     onRefused: (message) => {

@@ -164,6 +164,60 @@ export async function storedEventsAfter(
   }));
 }
 
+type StoredEventRow = {
+  order_id: number;
+  seq: number;
+  type: OrderEventType;
+  status: string;
+  created_at: Date;
+  data: Record<string, unknown> | null;
+  store_id: number;
+  driver_id: number | null;
+};
+
+const fromStoredRow = (e: StoredEventRow): OrderEventMessage => ({
+  orderId: Number(e.order_id),
+  seq: e.seq,
+  type: e.type,
+  status: e.status,
+  at: new Date(e.created_at).toISOString(),
+  data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
+  storeId: e.store_id,
+  driverId: e.driver_id,
+});
+
+const intArray = (values: number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+
+/**
+ * What a store board missed (its resume, `storeOrderUpdates(afterSeqs)`), in the order the events
+ * were written: of each order of the stores it names, the events after the seq it names; of the
+ * stores' other orders, the events of the last `windowSeconds` (orders it did not hold: new ones).
+ */
+export async function missedStoreEvents(
+  em: EntityManager,
+  storeIds: number[],
+  seen: { orderId: number; seq: number }[],
+  windowSeconds: number,
+): Promise<OrderEventMessage[]> {
+  if (storeIds.length === 0) return [];
+  const columns = 'e.id, e.order_id, e.seq, e.type, e.status, e.created_at, e.data, o.store_id, o.driver_id';
+  const orderIds = intArray(seen.map((s) => s.orderId));
+  const rows = await em.execute<StoredEventRow[]>(
+    `select ${columns}
+     from unnest(?::int[], ?::int[]) s(order_id, seq)
+     join order_events e on e.order_id = s.order_id and e.seq > s.seq
+     join orders o on o.id = e.order_id
+     where o.store_id = any(?::int[])
+     union all
+     select ${columns}
+     from order_events e join orders o on o.id = e.order_id
+     where o.store_id = any(?::int[]) and e.created_at > now() - make_interval(secs => ?) and e.order_id <> all(?::int[])
+     order by id`,
+    [orderIds, intArray(seen.map((s) => s.seq)), intArray(storeIds), intArray(storeIds), windowSeconds, orderIds],
+  );
+  return rows.map(fromStoredRow);
+}
+
 /**
  * Events of the last `lookbackSeconds` of the orders of some stores (or of one driver), in
  * (order, seq) order: what store and driver streams re-read to make up for a lost bus message.
@@ -175,32 +229,12 @@ export async function recentEvents(
   lookbackSeconds = 60,
 ): Promise<OrderEventMessage[]> {
   if (ids.length === 0) return [];
-  const rows = await ctx.em.execute<
-    {
-      order_id: number;
-      seq: number;
-      type: OrderEventType;
-      status: string;
-      created_at: Date;
-      data: Record<string, unknown> | null;
-      store_id: number;
-      driver_id: number | null;
-    }[]
-  >(
+  const rows = await ctx.em.execute<StoredEventRow[]>(
     `select e.order_id, e.seq, e.type, e.status, e.created_at, e.data, o.store_id, o.driver_id
      from order_events e join orders o on o.id = e.order_id
      where o.${column === 'store_id' ? 'store_id' : 'driver_id'} in (?) and e.created_at > now() - make_interval(secs => ?)
      order by e.order_id, e.seq`,
     [ids, lookbackSeconds],
   );
-  return rows.map((e) => ({
-    orderId: Number(e.order_id),
-    seq: e.seq,
-    type: e.type,
-    status: e.status,
-    at: new Date(e.created_at).toISOString(),
-    data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
-    storeId: e.store_id,
-    driverId: e.driver_id,
-  }));
+  return rows.map(fromStoredRow);
 }

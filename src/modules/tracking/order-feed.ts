@@ -20,7 +20,7 @@ import { OrderEventMessage, storedEventsAfter, subscribeEvents, topics } from '.
 import { ACTIVE_DRIVER_STATUSES, FINAL_STATUSES, OrderStatus } from '../orders/order-status';
 
 /** The first catch-up read, this long after the feed starts, covers events published while it was set up. */
-const CATCH_UP_AFTER_MS = 1000;
+export const CATCH_UP_AFTER_MS = 1000;
 /** Later catch-up reads: often while the bus is down, rarely (a lost message) while it is up. */
 const CATCH_UP_BUS_DOWN_MS = 2000;
 const CATCH_UP_BUS_UP_MS = 30_000;
@@ -28,7 +28,7 @@ const CATCH_UP_BUS_UP_MS = 30_000;
 export const CATCH_UP_AFTER_OUTAGE_MS = 10_000;
 
 type Tick = 'catch-up';
-const catchUpIn = (ms: number) => {
+export const catchUpIn = (ms: number) => {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<Tick>((resolve) => (timer = setTimeout(() => resolve('catch-up'), ms).unref()));
   return { promise, cancel: () => clearTimeout(timer) };

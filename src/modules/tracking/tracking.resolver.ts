@@ -6,7 +6,7 @@ import { requireDriver } from '../drivers/driver.service';
 import { OrderEventMessage } from '../orders/order-events';
 import { ownedStoreIds, requireOwnedStore } from '../stores/ownership';
 import { driverStream, orderStream, storesStream } from './tracking.streams';
-import { OrderUpdate, toUpdate } from './tracking.types';
+import { OrderSeqInput, OrderUpdate, toUpdate } from './tracking.types';
 
 type Data<Args> = SubscribeResolverData<unknown, Args, Context>;
 
@@ -32,12 +32,27 @@ export class TrackingResolver {
   }
 
   @Subscription(() => OrderUpdate, {
-    description: "New and changed orders of the caller's stores (or of one of them).",
-    subscribe: async ({ args, context }: Data<{ storeId?: number | null }>) =>
-      storesStream(context, args.storeId != null ? [(await requireOwnedStore(context, args.storeId)).id] : await ownedStoreIds(context)),
+    description:
+      "New and changed orders of the caller's stores (or of one of them). Resume with afterSeqs: the last seq received of each order the board holds.",
+    subscribe: async ({ args, context }: Data<{ storeId?: number | null; afterSeqs?: OrderSeqInput[] | null }>) =>
+      storesStream(
+        context,
+        args.storeId != null ? [(await requireOwnedStore(context, args.storeId)).id] : await ownedStoreIds(context),
+        args.afterSeqs,
+      ),
   })
   @Extensions({ [SHARED_RESULT]: true })
-  storeOrderUpdates(@Root() event: OrderEventMessage, @Arg('storeId', () => Int, { nullable: true }) _storeId: number | null): OrderUpdate {
+  storeOrderUpdates(
+    @Root() event: OrderEventMessage,
+    @Arg('storeId', () => Int, { nullable: true }) _storeId: number | null,
+    @Arg('afterSeqs', () => [OrderSeqInput], {
+      nullable: true,
+      description:
+        'A resume: the last seq received of each order the board holds. Sent first: the events after those, and the events of ' +
+        "the stores' other orders of the last 10 minutes (new orders); then live ones, each once. Omitted: only what happens from now on.",
+    })
+    _afterSeqs: OrderSeqInput[] | null,
+  ): OrderUpdate {
     return toUpdate(event);
   }
 

@@ -2,7 +2,8 @@
  * Live order streams for subscriptions. An order's followers share one feed on this instance
  * (order-feed.ts): the stored events the client has not seen (seq > afterSeq), then live ones,
  * no duplicates, gaps filled from the database, so a client that resumes with its last seq
- * loses nothing. Store and driver streams merge many orders and re-read recent events.
+ * loses nothing. Store and driver streams merge many orders and re-read recent events; a board
+ * resumes with the last seq it saw of each order it holds (`afterSeqs`).
  *
  * The bus may lose messages (Redis down, a dropped connection): every stream also reads the
  * database on a timer, every 2 s while the bus is down (and for 10 s after) and every 30 s
@@ -10,19 +11,35 @@
  */
 import { Repeater } from '@repeaterjs/repeater';
 import { Context } from '../../context';
-import { OrderEventMessage, recentEvents, subscribeEvents, topics } from '../orders/order-events';
-import { getOrderForParticipant } from '../orders/order.service';
-import { followOrder, nextCatchUp } from './order-feed';
+import { invalidField } from '../../common/errors';
+import { missedStoreEvents, OrderEventMessage, recentEvents, storedEventsAfter, subscribeEvents, topics } from '../orders/order-events';
+import { followableOrder } from '../orders/order.service';
+import { CATCH_UP_AFTER_MS, catchUpIn, followOrder, nextCatchUp } from './order-feed';
 
 export async function orderStream(ctx: Context, orderId: number, afterSeq: number): Promise<AsyncIterable<OrderEventMessage>> {
-  const order = await getOrderForParticipant(ctx, orderId); // checked once, at subscribe time
-  return followOrder(ctx, { id: order.id, storeId: order.store.id, status: order.status, driverId: order.driver?.id ?? null }, afterSeq);
+  return followOrder(ctx, await followableOrder(ctx, orderId), afterSeq); // checked once, at subscribe time
 }
 
-/** Events of every order of the given stores (an owner's dashboard), merged. */
-export function storesStream(ctx: Context, storeIds: number[]): Promise<AsyncIterable<OrderEventMessage>> {
+/** A board's resume also replays the stores' other orders' events of this long (orders it did not hold: new ones). */
+export const BOARD_RESUME_WINDOW_SECONDS = 600;
+/** At most this many orders in a board's resume point. */
+export const MAX_RESUME_ORDERS = 1000;
+
+/**
+ * Events of every order of the given stores (an owner's dashboard), merged. Without a resume
+ * point, only what happens after subscribing; with one (`afterSeqs`: the last seq the board
+ * received of each order it holds), first what it missed, then live events, each once.
+ */
+export function storesStream(
+  ctx: Context,
+  storeIds: number[],
+  afterSeqs?: { orderId: number; seq: number }[] | null,
+): Promise<AsyncIterable<OrderEventMessage>> {
+  if (afterSeqs && afterSeqs.length > MAX_RESUME_ORDERS) {
+    throw invalidField('afterSeqs', `afterSeqs may hold at most ${MAX_RESUME_ORDERS} orders`);
+  }
   const live = Repeater.merge(storeIds.map((id) => subscribeEvents(ctx.services.pubSub, topics.store(id))));
-  return caughtUp(ctx, live, { column: 'store_id', ids: storeIds });
+  return caughtUp(ctx, live, { column: 'store_id', ids: storeIds }, afterSeqs ?? undefined);
 }
 
 /** Events of the orders assigned to a driver (assignments, then their changes). */
@@ -32,18 +49,30 @@ export function driverStream(ctx: Context, driverId: number): Promise<AsyncItera
 
 /**
  * A live stream of many orders' events, completed from the database: recent events of the
- * matching orders are re-read on the catch-up timer and each order's events pass once, in seq
- * order (an order's seq follows its commits: it is allocated under the order row's lock).
+ * matching orders are re-read on the catch-up timer (first 1 s after subscribing: what was
+ * published while the bus listener was being set up), a gap in a known order's seqs is read
+ * before the event after it, and each order's events pass once, in seq order (an order's seq
+ * follows its commits: it is allocated under the order row's lock).
  */
 async function caughtUp(
   ctx: Context,
   live: AsyncIterable<OrderEventMessage>,
   orders: { column: 'store_id' | 'driver_id'; ids: number[] },
+  resume?: { orderId: number; seq: number }[],
 ): Promise<AsyncIterable<OrderEventMessage>> {
   const sent = new Map<number, number>(); // order id -> last seq sent
   const recent = () => recentEvents(ctx, orders.column, orders.ids);
-  // What happened before subscribing is not news: only later events are sent.
-  for (const event of await recent()) sent.set(event.orderId, Math.max(event.seq, sent.get(event.orderId) ?? 0));
+  let missed: OrderEventMessage[] = [];
+  if (resume && orders.column === 'store_id') {
+    for (const { orderId, seq } of resume) sent.set(orderId, Math.max(seq, sent.get(orderId) ?? 0));
+    const seen = [...sent].map(([orderId, seq]) => ({ orderId, seq }));
+    missed = await missedStoreEvents(ctx.em, orders.ids, seen, BOARD_RESUME_WINDOW_SECONDS);
+  } else {
+    // What happened before subscribing is not news: only later events are sent.
+    for (const event of await recent()) sent.set(event.orderId, Math.max(event.seq, sent.get(event.orderId) ?? 0));
+  }
+  // Listening starts now (a listener counted is a subscription set up); what was committed
+  // between the read and now comes with the first catch-up read.
   const iterator = live[Symbol.asyncIterator]();
   let pending = iterator.next();
   const isNew = (event: OrderEventMessage) => {
@@ -53,8 +82,11 @@ async function caughtUp(
   };
   async function* stream(): AsyncGenerator<OrderEventMessage> {
     const bus = {};
-    let catchUp = nextCatchUp(ctx.services, bus);
+    let catchUp: { promise: Promise<'catch-up'>; cancel: () => void } = catchUpIn(CATCH_UP_AFTER_MS);
     try {
+      const replay = missed;
+      missed = [];
+      for (const event of replay) if (isNew(event)) yield event;
       for (;;) {
         const next = await Promise.race([pending, catchUp.promise]);
         if (next === 'catch-up') {
@@ -64,7 +96,14 @@ async function caughtUp(
         }
         if (next.done) return;
         pending = iterator.next();
-        if (isNew(next.value)) yield next.value;
+        const event = next.value;
+        const last = sent.get(event.orderId);
+        if (last !== undefined && event.seq > last + 1) {
+          // A gap (a message lost, or two instances' messages crossing): what lies between first.
+          const between = await storedEventsAfter(ctx.em, { id: event.orderId, storeId: event.storeId }, last);
+          for (const stored of between) if (stored.seq < event.seq && isNew(stored)) yield stored;
+        }
+        if (isNew(event)) yield event;
       }
     } finally {
       catchUp.cancel();

@@ -1,4 +1,5 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Min } from 'class-validator';
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CoordinateField } from '../../common/coordinate-field';
 import { OrderEventMessage } from '../orders/order-events';
 
@@ -33,4 +34,11 @@ export function toUpdate(event: OrderEventMessage): OrderUpdate {
     longitude: typeof data.longitude === 'number' ? data.longitude : null,
     paymentStatus: typeof data.paymentStatus === 'string' ? data.paymentStatus : null,
   };
+}
+
+/** A board's resume point for one order: the last seq it received of that order. */
+@InputType({ description: "The last seq a board received of one order (storeOrderUpdates' afterSeqs)." })
+export class OrderSeqInput {
+  @Field(() => Int) @Min(1) orderId!: number;
+  @Field(() => Int) @Min(0) seq!: number;
 }
