@@ -214,6 +214,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   });
 
   outboxSettings.reminderAfterSeconds = Math.floor(config.orders.acceptTimeoutSeconds / 2);
+  outboxSettings.acceptTimeoutSeconds = config.orders.acceptTimeoutSeconds;
   connectEventOutbox(eventOutbox);
   const notifications = new OutboxWorker(
     orm.em,
