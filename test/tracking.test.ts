@@ -1,7 +1,7 @@
 /** Live tracking: GraphQL subscriptions over graphql-ws, driven by REST, resumable, fanned out. */
 import { Client } from 'graphql-ws';
 import { northOf } from './helpers/factories';
-import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
+import { onlineDriver, orderWorld, placeOrder, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 import { startTestServer } from './helpers/server';
 import Redis from 'ioredis';
@@ -276,14 +276,15 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
     ]);
     expect(resumed.errors).toEqual([]);
 
-    // Resumed where it is: nothing is replayed; an order of another store named in afterSeqs is not shown.
-    const other = await t.make.store();
+    // Resumed where it is: nothing is replayed; another owner's order named in afterSeqs is not shown.
+    const stranger = await orderWorld(t.server, t.make);
+    const foreign = (await placeOrder(t.server, stranger)).body.data.order_id;
     const upToDateBefore = listening();
     const upToDate = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD, {
       after: [
         { orderId: held, seq: 4 },
         { orderId: placed, seq: 2 },
-        { orderId: held + placed + other.id, seq: 0 },
+        { orderId: foreign, seq: 0 },
       ],
     });
     await until(() => listening() > upToDateBefore, 'the up-to-date subscription');
@@ -296,6 +297,14 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
     const sub = subscribe(client(t.w.owner.token), BOARD, { after });
     await sub.completed;
     expect(JSON.stringify(sub.errors)).toMatch(/afterSeqs may hold at most 1000 orders/);
+  });
+
+  it('refuses a resume point with an order id below 1 or a seq below 0, at subscribe', async () => {
+    for (const after of [[{ orderId: 0, seq: 1 }], [{ orderId: 1, seq: -5 }]]) {
+      const sub = subscribe(client(t.w.owner.token), BOARD, { after });
+      await sub.completed;
+      expect(JSON.stringify(sub.errors)).toMatch(/each orderId must be 1 or more and each seq 0 or more/);
+    }
   });
 });
 

@@ -38,6 +38,9 @@ export function storesStream(
   if (afterSeqs && afterSeqs.length > MAX_RESUME_ORDERS) {
     throw invalidField('afterSeqs', `afterSeqs may hold at most ${MAX_RESUME_ORDERS} orders`);
   }
+  if (afterSeqs?.some(({ orderId, seq }) => orderId < 1 || seq < 0)) {
+    throw invalidField('afterSeqs', 'each orderId must be 1 or more and each seq 0 or more');
+  }
   const live = Repeater.merge(storeIds.map((id) => subscribeEvents(ctx.services.pubSub, topics.store(id))));
   return caughtUp(ctx, live, { column: 'store_id', ids: storeIds }, afterSeqs ?? undefined);
 }
