@@ -292,6 +292,38 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
     expect((await upToDate.waitFor(1)).map((e) => [e.orderId, e.seq])).toEqual([[placed, 3]]);
   });
 
+  it("a new order whose first event never reached the board's instance: the board gets it before the second", async () => {
+    const topic = `store:${t.w.owner.store.id}`;
+    const listening = () => t.server.app.listeners(topic);
+    const before = listening();
+    const board = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
+    await until(() => listening() > before, "the board's subscription");
+    // The checkout's message to the store's topic is lost (another instance's, crossing): only the database has seq 1.
+    const pubSub = t.server.app.services.pubSub;
+    const publish = pubSub.publish.bind(pubSub);
+    const lost = jest
+      .spyOn(pubSub, 'publish')
+      .mockImplementation(((name: string, payload: never) =>
+        name === topic ? undefined : publish(name, payload)) as typeof pubSub.publish);
+    const placed = (await placeOrder(t.server, t.w)).body.data.order_id;
+    lost.mockRestore();
+    await store(placed, 'accept');
+    expect((await board.waitFor(2)).map((e) => [e.orderId, e.seq])).toEqual([
+      [placed, 1],
+      [placed, 2],
+    ]);
+  });
+
+  it('a board closed by its client leaves the bus at once, with no event to wake it', async () => {
+    const topic = `store:${t.w.owner.store.id}`;
+    const listening = () => t.server.app.listeners(topic);
+    const before = listening();
+    const board = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
+    await until(() => listening() > before, "the board's subscription");
+    board.unsubscribe();
+    await until(() => listening() === before, 'the board off the bus', 3_000);
+  });
+
   it('refuses a resume point of more than 1,000 orders', async () => {
     const after = Array.from({ length: 1001 }, (_, k) => ({ orderId: k + 1, seq: 1 }));
     const sub = subscribe(client(t.w.owner.token), BOARD, { after });
