@@ -675,6 +675,13 @@ async function main() {
     `select s.id, s.latitude, s.longitude from stores s join users u on u.id = s.owner_id where u.phone_number = ? order by s.id`,
     [OWNER],
   );
+  // Open around the clock in the test's own city (CI runs at night too): a period that ends where it starts.
+  await sql(`delete from store_opening_hours where store_id in (?)`, [stores.map((s) => s.id)]);
+  await sql(
+    `insert into store_opening_hours (store_id, day_of_week, opens_at, closes_at)
+     select s, d, '00:00', '00:00' from unnest(?::int[]) s cross join generate_series(0, 6) d`,
+    [`{${stores.map((s) => s.id).join(',')}}`],
+  );
   const customerTokens: string[] = [];
   for (let i = 0; i < CUSTOMERS; i++) customerTokens.push(await signIn(lb, customerPhone(i), { device: true }));
   type Shop = { storeId: number; productId: number; lat: number; lng: number };
