@@ -7,7 +7,6 @@
  * are written inside transactions that carry no request context (dispatch, payment news).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PreparedValue } from './entity-manager';
 
 /** What caused the rows: an order event, or a payment's news after the order's stream has ended (payment_events). */
 export type OutboxCause = { orderEvent: string } | { paymentEvent: string };
@@ -22,12 +21,6 @@ export interface OutboxEventFacts {
 export interface EventOutbox {
   /** Writes the event's notifications in `tx`; answers how many rows were written. */
   write(tx: EntityManager, cause: OutboxCause, orderId: number, event: OutboxEventFacts): Promise<number>;
-  /**
-   * A new order's notifications as CTEs of the statement that inserts the order (CTE `orderCte`,
-   * returning id, user_id, store_id, driver_id) and its first event (CTE `eventCte`, returning id),
-   * with status `status`: CTEs named `n_…`, `n_written` a row per row written. Null: none.
-   */
-  firstEventCtes(orderCte: string, eventCte: string, status: string): { sql: string; params: PreparedValue[] } | null;
   /** After a commit that wrote rows: this process's senders go now rather than at their next poll. */
   wake(): void;
 }

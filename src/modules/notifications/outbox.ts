@@ -111,85 +111,50 @@ function kindsStatement(
   orderId: number,
   kinds: { kind: NotificationKind; delay: number }[],
 ): { sql: string; params: PreparedValue[] } {
-  const ctes = outboxCtes(
-    {
-      order: { sql: `(select id, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int)`, params: [orderId] },
-      cause: {
-        sql: `?::bigint, ?::bigint, ?::int`,
-        params: ['orderEvent' in cause ? cause.orderEvent : null, 'paymentEvent' in cause ? cause.paymentEvent : null, orderId],
-      },
-    },
-    kinds,
-  );
-  return { sql: `with ${ctes.sql} select count(*)::int as n from n_written`, params: ctes.params };
-}
-
-/**
- * A new order's notifications as CTEs of the statement that writes the order and its first event
- * (orders/checkout-query.ts `insertOrderStatement`), so that they cost no statement of their own:
- * `orderCte` names that statement's CTE inserting the order (its `returning` has id, user_id,
- * store_id, driver_id), `eventCte` the one inserting the event (returning id). The CTEs are named
- * `n_…`; `n_written` has a row per row written. Null when the event causes none.
- */
-export function firstEventOutboxCtes(orderCte: string, eventCte: string, status: string): { sql: string; params: PreparedValue[] } | null {
-  if (!outboxSettings.enabled) return null;
-  const kinds = kindsOf({ type: 'status', status, data: null });
-  if (kinds.length === 0) return null;
-  return outboxCtes(
-    {
-      // The order's row is not visible to the rest of the statement that inserts it: read its insert's `returning`.
-      order: { sql: `(select id, user_id, store_id, driver_id, null::text as rejection_reason from ${orderCte})`, params: [] },
-      cause: { sql: `(select id from ${eventCte}), null::bigint, (select id from ${orderCte})`, params: [] },
-    },
-    kinds,
-  );
-}
-
-/**
- * The CTEs writing the rows of `kinds` (named `n_…`, the last `n_written`): `order` is a
- * subquery of one row with the order's id, user_id, store_id, driver_id and rejection_reason;
- * `cause` the rows' event_id, payment_event_id and order_id, in that order.
- */
-function outboxCtes(
-  source: { order: { sql: string; params: PreparedValue[] }; cause: { sql: string; params: PreparedValue[] } },
-  kinds: { kind: NotificationKind; delay: number }[],
-): { sql: string; params: PreparedValue[] } {
   const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
   const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
   return {
-    sql: `n_kinds (kind, role, delay) as (values ${values}),
-     n_who as (
+    sql: `with k (kind, role, delay) as (values ${values}),
+     who as (
        select case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
          k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
-       from n_kinds k cross join ${source.order.sql} o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
+       from k cross join orders o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
+       where o.id = ?::int
      ),
-     n_prefs as (
+     prefs as (
        select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp, coalesce(p.web_push, true) as web_push,
          exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device,
          exists (select 1 from web_push_subscriptions w where w.user_id = who.user_id) as has_browser
-       from n_who who left join notification_preferences p on p.user_id = who.user_id
+       from who left join notification_preferences p on p.user_id = who.user_id
        where who.user_id is not null
      ),
-     n_wanted as (
+     wanted as (
        select prefs.kind, prefs.delay, prefs.user_id, 'push' as channel, 'device:' || dev.id as target
-       from n_prefs prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
+       from prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
        where prefs.push
        union all
        select prefs.kind, prefs.delay, prefs.user_id, 'web_push', 'webpush:' || w.id
-       from n_prefs prefs join web_push_subscriptions w on w.user_id = prefs.user_id
+       from prefs join web_push_subscriptions w on w.user_id = prefs.user_id
        where prefs.web_push
        union all
        select kind, delay, user_id, 'whatsapp', 'phone'
-       from n_prefs
+       from prefs
        where kind = 'new_order' and whatsapp and not (push and has_device) and not (web_push and has_browser)
      ),
-     n_written as (
+     written as (
        insert into notification_outbox (event_id, payment_event_id, order_id, kind, user_id, channel, target, due_at)
-       select ${source.cause.sql}, kind, user_id, channel, target, now() + make_interval(secs => delay) from n_wanted
+       select ?::bigint, ?::bigint, ?::int, kind, user_id, channel, target, now() + make_interval(secs => delay) from wanted
        on conflict do nothing
        returning 1
-     )`,
-    params: [...params, ...source.order.params, ...source.cause.params],
+     )
+     select count(*)::int as n from written`,
+    params: [
+      ...params,
+      orderId,
+      'orderEvent' in cause ? cause.orderEvent : null,
+      'paymentEvent' in cause ? cause.paymentEvent : null,
+      orderId,
+    ],
   };
 }
 
@@ -224,4 +189,4 @@ export async function remindUnanswered(em: EntityManager): Promise<number> {
 }
 
 /** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */
-export const eventOutbox: EventOutbox = { write: enqueue, firstEventCtes: firstEventOutboxCtes, wake: () => outboxSignal.emit('due') };
+export const eventOutbox: EventOutbox = { write: enqueue, wake: () => outboxSignal.emit('due') };

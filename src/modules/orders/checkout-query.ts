@@ -2,8 +2,8 @@
  * Checkout's statements. Its reads, in one statement with the Idempotency-Key's claim: the
  * store (what the order copies and whether it is open now), the customer's address (copied
  * into the order), whether the store delivers there, and what the cart is priced from. Its
- * writes, in one statement: the order, its items and their extras, its first event, the
- * key's answer and the event's notifications. Each is built by a pure function (the bench's hand-written twin sends the same
+ * writes, in one statement: the order, its items and their extras, its first event and the
+ * key's answer. Each is built by a pure function (the bench's hand-written twin sends the same
  * texts, scripts/bench-twins/checkout.ts).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -158,13 +158,10 @@ export interface InsertedOrder {
  * order first (`lines`), so each extra names its item and the items keep the cart's order;
  * extras keep their item's order (options, then supplements). With `answer`, the key's claim
  * (made by this transaction) is answered in the same statement: `{ orderId, status, total }`.
- * `notifications`: the first event's outbox rows as CTEs over `o` and `e` (order-events.ts
- * `firstEventNotifications`), written by the same statement.
  */
 export function insertOrderStatement(
   order: NewOrder,
   answer: { key: string; total: number } | null,
-  notifications: { sql: string; params: PreparedValue[] } | null,
 ): { sql: string; params: PreparedValue[] } {
   const a = order.address;
   return {
@@ -173,7 +170,7 @@ export function insertOrderStatement(
          promo_id, promo_code, address_label, address_line1, address_line2, address_city, address_latitude, address_longitude,
          address_instructions, last_event_seq)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-       returning id, status, store_id, driver_id, user_id),
+       returning id, status, store_id, driver_id),
      lines as materialized (
        select nextval('order_items_id_seq')::int as id, l.line from jsonb_array_elements(?::jsonb) l(line)),
      i as (
@@ -191,12 +188,7 @@ export function insertOrderStatement(
          ? `,
      k as (
        update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
-       from o where idempotency_keys.user_id = ?::int and idempotency_keys.key = ?::text returning 1)`
-         : ''
-     }${
-       notifications
-         ? `,
-     ${notifications.sql}`
+       from o where user_id = ?::int and key = ?::text returning 1)`
          : ''
      }
      select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${answer ? '(select count(*) from k)::int' : 'null::int'} as answered
@@ -222,22 +214,21 @@ export function insertOrderStatement(
       // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
       JSON.stringify(order.items),
       ...(answer ? [answer.total, order.userId, answer.key] : []),
-      ...(notifications?.params ?? []),
     ],
   };
 }
 
 /**
- * Writes the order, its items and extras, its first event (seq 1), with `answer` the
- * Idempotency-Key's answer and with `notifications` the event's outbox rows, in one statement.
+ * Writes the order, its items and extras, its first event (seq 1) and, with `answer`, the
+ * Idempotency-Key's answer, in one statement. The event's notifications are the caller's
+ * (order-events.ts `firstEventWritten`).
  */
 export async function insertOrder(
   tx: EntityManager,
   order: NewOrder,
   answer: { key: string; total: number } | null,
-  notifications: { sql: string; params: PreparedValue[] } | null = null,
 ): Promise<InsertedOrder> {
-  const { sql, params } = insertOrderStatement(order, answer, notifications);
+  const { sql, params } = insertOrderStatement(order, answer);
   const [row] = await executePrepared<InsertedRow>(tx, sql, params);
   return readInsertedOrder(row);
 }

@@ -3,7 +3,7 @@
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
  * published after commit. Its statements (checkout-query.ts): the rate limits, then in the
  * transaction the key's claim with every read, the order with everything it holds (its items,
- * extras, first event, the key's answer, the event's notifications).
+ * extras, first event, the key's answer), the event's notifications.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
@@ -17,7 +17,7 @@ import { cartColumns, priceCart } from './cart-pricing';
 import { checkoutPlace, CheckoutPlace, insertOrder, KeyClaim, PlaceRead } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
 import { claimedBefore, parseKey, requestHash } from './idempotency';
-import { firstEventMessage, firstEventNotifications, OrderEventMessage, publishEvents } from './order-events';
+import { firstEventWritten, OrderEventMessage, publishEvents } from './order-events';
 
 /** The first answer to a checkout, kept for Idempotency-Key replays. */
 export interface PlacedOrder {
@@ -141,11 +141,11 @@ async function createOrder(
       items,
     },
     key === null ? null : { key, total: toAmount(totalCents) },
-    firstEventNotifications('o', 'e', 'pending_acceptance'),
   );
   await promo?.redeem(order.id);
-  const event = firstEventMessage({
+  const event = await firstEventWritten(tx, {
     orderId: order.id,
+    eventId: order.eventId,
     status: order.status,
     at: order.eventAt,
     storeId: order.storeId,

@@ -7,7 +7,6 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
-import type { PreparedValue } from '../../common/entity-manager';
 import { eventOutbox } from '../../common/event-outbox';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
@@ -79,27 +78,12 @@ export async function appendEvent(
 export const FIRST_EVENT_SQL = `insert into order_events (order_id, seq, type, status) select o.id, 1, 'status', o.status from o
        returning id, created_at`;
 
-/**
- * The first event's notifications as CTEs of the statement that writes `FIRST_EVENT_SQL`
- * (`orderCte`: the order's insert, `eventCte`: the event's), through the connected outbox, or
- * null when it causes none: they are written by that statement, in its transaction.
- */
-export function firstEventNotifications(
-  orderCte: string,
-  eventCte: string,
-  status: string,
-): { sql: string; params: PreparedValue[] } | null {
-  return eventOutbox().firstEventCtes(orderCte, eventCte, status);
-}
-
-/** The message of an order's first event (`FIRST_EVENT_SQL`'s row; its notifications written with it). */
-export function firstEventMessage(event: {
-  orderId: number;
-  status: string;
-  at: Date;
-  storeId: number;
-  driverId: number | null;
-}): OrderEventMessage {
+/** After `FIRST_EVENT_SQL`'s row: its notifications (as `appendEvent` writes them) and the message to publish. */
+export async function firstEventWritten(
+  tx: EntityManager,
+  event: { orderId: number; eventId: string; status: string; at: Date; storeId: number; driverId: number | null },
+): Promise<OrderEventMessage> {
+  await eventOutbox().write(tx, { orderEvent: event.eventId }, event.orderId, { type: 'status', status: event.status, data: null });
   return {
     orderId: event.orderId,
     seq: 1,
