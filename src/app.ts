@@ -19,6 +19,7 @@ import { Logger } from './common/logger';
 import { countRequests, routeLabel, track } from './common/metrics';
 import type { Orm } from './common/entity-manager';
 import { poolConnections } from './db/orm';
+import { readPoolOf } from './common/entity-manager';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
 import { limitRules, parseOptions } from './graphql/limits';
@@ -126,7 +127,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
         new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref()),
       ]);
     const [database, redis] = await Promise.all([
-      within(orm.em.getConnection().execute('select 1')).then(
+      // Both pools: the ORM's, and the read pool the hot reads use (db/orm.ts).
+      within(Promise.all([orm.em.getConnection().execute('select 1'), readPoolOf(orm)?.query('select 1')])).then(
         () => 'ok' as const,
         (error: unknown) => (logger.warn({ err: error }, 'readiness: the database did not answer'), 'unreachable' as const),
       ),
@@ -208,6 +210,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   });
 
   outboxSettings.reminderAfterSeconds = Math.floor(config.orders.acceptTimeoutSeconds / 2);
+  outboxSettings.acceptTimeoutSeconds = config.orders.acceptTimeoutSeconds;
   connectEventOutbox(eventOutbox);
   const notifications = new OutboxWorker(
     orm.em,

@@ -11,7 +11,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { rateLimited } from './common/errors';
 import { Config } from './config';
-import type { Orm } from './common/entity-manager';
+import { executePrepared, type Orm, type PreparedValue } from './common/entity-manager';
 
 export interface Caller {
   userId: number;
@@ -65,16 +65,20 @@ async function count(em: EntityManager, key: string, windowMs: number): Promise<
  */
 async function countInTurn(em: EntityManager, budgets: { key: string; points: number; windowMs: number }[]) {
   const { sql, params } = countInTurnStatement(budgets);
-  const rows = await em.execute<{ k: number; points: number; ms_left: string }[]>(sql, params);
+  // Prepared (on the read pool: an autocommit upsert): every checkout sends it.
+  const rows = await executePrepared<{ k: number; points: number; ms_left: string }>(em, sql, params);
   return rows.sort((a, b) => a.k - b.k).map((r) => ({ points: r.points, msLeft: Number(r.ms_left) }));
 }
 
 /** `countInTurn`'s statement: a row (`k`, `points`, `ms_left`) per budget counted. */
-export function countInTurnStatement(budgets: { key: string; points: number; windowMs: number }[]): { sql: string; params: unknown[] } {
+export function countInTurnStatement(budgets: { key: string; points: number; windowMs: number }[]): {
+  sql: string;
+  params: PreparedValue[];
+} {
   const steps = budgets.map(
     (_, k) =>
-      `c${k} as (insert into rate_limits (key, points, expire) select ?, 1, ${NOW_MS} + ?
-         ${k === 0 ? '' : `where (select points from c${k - 1}) <= ?`}
+      `c${k} as (insert into rate_limits (key, points, expire) select ?::text, 1, ${NOW_MS} + ?::bigint
+         ${k === 0 ? '' : `where (select points from c${k - 1}) <= ?::int`}
        on conflict (key) do update set
          points = case when rate_limits.expire <= ${NOW_MS} then 1 else rate_limits.points + 1 end,
          expire = case when rate_limits.expire <= ${NOW_MS} then excluded.expire else rate_limits.expire end

@@ -2,6 +2,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
+import { Client } from 'pg';
+import { insertOrder, NewOrder } from '../src/modules/orders/checkout-query';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 import { watchStatements } from './helpers/statements';
@@ -223,13 +225,14 @@ describe('POST /api/v1/customer/orders', () => {
     const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
     const texts = watch.stop();
     expect(res.status).toBe(201);
+    // The order limits go first, prepared on the read pool (whose statements the watch lists last).
     expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
-      'with c0 as',
       'BEGIN;',
       'with claim as',
       'with o as',
       'with k (kind,',
       'COMMIT;',
+      'with c0 as',
     ]);
   });
 
@@ -306,6 +309,69 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     } finally {
       holder.kill('SIGKILL');
     }
+  });
+
+  it('reads the store and the prices again after waiting on a first request with the key that then failed', async () => {
+    await placeOrder(t.server, t.w); // the store's zone met: the claim's statement is the only read
+    const holder = new Client({ connectionString: t.server.db.orm.config.get('clientUrl') });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`insert into idempotency_keys (user_id, key, request_hash) values ($1, 'checkout-reread', 'h')`, [
+        t.w.customer.user.id,
+      ]);
+      const retry = placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-reread' });
+      await until(
+        async () =>
+          Number(
+            (await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n,
+          ) === 1,
+        "the retry waiting on the holder's claim",
+      );
+      // While it waits, the cola costs 1 more; then the first request fails.
+      await sql(`update products set price_cents = price_cents + 100 where id = ?`, [t.w.cola.id]);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await holder.query('rollback');
+      const res = await retry;
+      expect(res.status).toBe(201);
+      expect(res.body.data.total).toBe(214); // 213 at the price read before the wait
+      expect(
+        await sql(`select base_price_cents from order_items where order_id = ? and product_id = ?`, [res.body.data.order_id, t.w.cola.id]),
+      ).toEqual([{ base_price_cents: 1300 }]);
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("refuses an order whose key's answer finds no claim to answer (nothing is written)", async () => {
+    const em = t.server.db.orm.em.fork();
+    const [address] = await sql(
+      `select id, label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
+      [t.w.addressId],
+    );
+    const order = {
+      userId: t.w.customer.user.id,
+      storeId: t.w.owner.store.id,
+      address,
+      status: 'pending_acceptance',
+      subtotalCents: 1200,
+      deliveryFeeCents: 0,
+      discountCents: 0,
+      totalCents: 1200,
+      promoId: null,
+      promoCode: null,
+      items: [],
+    } as unknown as NewOrder;
+    await expect(em.transactional((tx) => insertOrder(tx, order, { key: 'never-claimed', total: 12 }))).rejects.toThrow(
+      /answer updated 0 rows/,
+    );
+    expect(await countOrders()).toBe(0);
+    // With its claim, the same order is written and answered.
+    await em.transactional(async (tx) => {
+      await tx.execute(`insert into idempotency_keys (user_id, key, request_hash) values (?, 'claimed', 'h')`, [order.userId]);
+      await insertOrder(tx, order, { key: 'claimed', total: 12 });
+    });
+    expect(await sql(`select response->>'total' as total from idempotency_keys where key = 'claimed'`)).toEqual([{ total: '12' }]);
   });
 
   it('frees the key when the first request failed, so a corrected request goes through', async () => {

@@ -68,10 +68,10 @@ describe('database timeouts', () => {
   it('a held table lock answers 503 {message} with Retry-After within the lock timeout, and /readyz 503 at once', async () => {
     // Its own database: the pool size and limits are the server's.
     // The lock timeout well past the acquire timeout: the requests waiting on the lock hold both
-    // pooled connections while the next ones are refused, however slow the machine.
+    // connections of the read pool (half of DB_POOL_MAX) while the next ones are refused, however slow the machine.
     const s = await startTestServer({
       DB_LOCK_TIMEOUT_MS: '3000',
-      DB_POOL_MAX: '2',
+      DB_POOL_MAX: '4',
       DB_ACQUIRE_TIMEOUT_MS: '300',
       READY_TIMEOUT_MS: '300',
     });
@@ -87,11 +87,11 @@ describe('database timeouts', () => {
       const graphql = await s.http.graphql('query { nearbyStores(lat: 33.5731, lng: -7.5898) { stores { id } } }');
       expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'UNAVAILABLE', retryAfter: 2 });
 
-      // Both pooled connections wait on the lock: the next request cannot get one. (Two different
+      // Both read-pool connections wait on the lock: the next read cannot get one. (Two different
       // requests: identical ones would share one computation, rest/answer-cache.ts.)
       const waiting = [s.http.get(NEARBY), s.http.get(`${NEARBY}&radius=5`)];
       await lockWaiters(s, 2);
-      const [queued, ready] = await Promise.all([s.http.get('/api/v1/store/store-categories'), s.http.get('/readyz')]);
+      const [queued, ready] = await Promise.all([s.http.get('/api/v1/global/ads'), s.http.get('/readyz')]);
       expect(queued.status).toBe(503);
       expect(queued.headers.get('retry-after')).toBe('2');
       expect(ready.status).toBe(503);

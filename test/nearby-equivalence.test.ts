@@ -15,6 +15,7 @@ import { Random } from '../src/db/seed/random';
 import { localTimesAt, localTimesOf } from '../src/modules/stores/local-time';
 import { weekSeconds } from '../src/modules/stores/reach/reach-index';
 import { readViews } from '../src/common/row-views';
+import { AppEntityManager } from '../src/common/entity-manager';
 import { StoreCategory } from '../src/modules/stores/store-category.entity';
 import { findStoresBySql, STORE_SORTS, StoreFilter, StoreSort, storeConditions } from '../src/modules/stores/store-query';
 import { reachIndex } from '../src/modules/stores/reach/reach-loader';
@@ -221,6 +222,7 @@ describe('nearby at city scale answers like the full sort', () => {
           for (const offset of [0, 15]) {
             const counted = em();
             const execute = jest.spyOn(counted, 'execute');
+            const prepared = jest.spyOn(counted as AppEntityManager, 'executePrepared');
             const got = await findStores(counted, { point: CASABLANCA, ...rest }, sort, { limit: 15, offset }, { cardsAt: at });
             const label = `${name} / ${sort} / ${offset}`;
             const expected = await reference({ point: CASABLANCA, ...rest }, sort, 15, offset);
@@ -228,7 +230,7 @@ describe('nearby at city scale answers like the full sort', () => {
               label,
               ...expected,
             });
-            expect({ label, statements: execute.mock.calls.length }).toEqual({ label, statements: 1 });
+            expect({ label, statements: execute.mock.calls.length + prepared.mock.calls.length }).toEqual({ label, statements: 1 });
             const ids = got.stores.map((s) => s.id);
             const open = ids.length
               ? await em().execute<{ id: number; open: boolean }[]>(
@@ -269,10 +271,10 @@ describe('nearby at city scale answers like the full sort', () => {
       const index = await reachIndex(em(), { wait: true });
       const filter: StoreFilter = { point: CASABLANCA, ...(name === 'an offer added' ? { hasOffer: true } : {}) };
       const before = await reference({ point: CASABLANCA }, 'rating', 50, 0);
-      const racing = em();
-      const execute = racing.execute.bind(racing);
+      const racing = em() as AppEntityManager;
+      const execute = racing.executePrepared.bind(racing);
       let written = false;
-      jest.spyOn(racing, 'execute').mockImplementation((async (...args: Parameters<typeof execute>) => {
+      jest.spyOn(racing, 'executePrepared').mockImplementation((async (...args: Parameters<typeof execute>) => {
         // The copy has answered; the write commits before the page's statement starts.
         if (!written) await em().execute(write(before.ids));
         written = true;

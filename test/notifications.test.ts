@@ -94,26 +94,29 @@ describe('who hears what', () => {
     ]);
     expect((await t.server.http.get(`/api/v1/store/orders/${id}/notifications`, { token: t.w.customer.token })).status).toBe(403);
 
-    // The reminder, once due, finds the order answered and is dropped.
-    await sql(`update notification_outbox set due_at = now() where kind = 'accept_reminder'`);
-    t.server.app.notifications.kick();
-    await eventually(async () =>
-      expect(await sql(`select status, last_error from notification_outbox where kind = 'accept_reminder'`)).toEqual([
-        { status: 'skipped', last_error: 'the order was answered (delivered)' },
-      ]),
-    );
+    // Past the reminder's time, an answered order gets none: no row is even written.
+    await sql(`update orders set created_at = now() - interval '1 second' * ? where id = ?`, [
+      t.server.config.orders.acceptTimeoutSeconds / 2,
+      id,
+    ]);
+    expect(await t.server.app.notifications.remind()).toBe(0);
+    expect(await sql(`select id from notification_outbox where kind = 'accept_reminder'`)).toEqual([]);
     expect(kinds('owner-token')).toEqual(['new_order']);
   });
 
   it('the owner is reminded of an unanswered order at half the deadline, hears of its cancellation; the customer of a rejection and its reason', async () => {
     await devices();
     const id = await order();
-    const [reminder] = await sql(
-      `select extract(epoch from due_at - created_at)::int as after from notification_outbox where kind = 'accept_reminder' and order_id = ?`,
-      [id],
-    );
-    expect(reminder.after).toBe(t.server.config.orders.acceptTimeoutSeconds / 2);
-    await sql(`update notification_outbox set due_at = now() where kind = 'accept_reminder'`);
+    // Written by the worker once the order is unanswered at half its deadline, not with the order.
+    const placedAgo = (seconds: number) =>
+      sql(`update orders set created_at = now() - interval '1 second' * ? where id = ?`, [seconds, id]);
+    const half = t.server.config.orders.acceptTimeoutSeconds / 2;
+    await placedAgo(half - 5);
+    expect(await t.server.app.notifications.remind()).toBe(0);
+    expect(await sql(`select id from notification_outbox where kind = 'accept_reminder'`)).toEqual([]);
+    await placedAgo(half);
+    expect(await t.server.app.notifications.remind()).toBe(1);
+    expect(await t.server.app.notifications.remind()).toBe(0); // once per order
     t.server.app.notifications.kick();
     await eventually(() => expect(kinds('owner-token')).toEqual(['new_order', 'accept_reminder']));
     expect(t.fcm.to('owner-token')[1].notification.title).toBe(`Order #${id} is waiting`);
@@ -277,7 +280,6 @@ describe('outbox', () => {
       expect(await sql(`select count(*)::int as n from notification_outbox`)).toEqual([{ n: 0 }]);
       const id = await order();
       expect(await sql(`select kind, channel, target, status from notification_outbox where order_id = ? order by kind`, [id])).toEqual([
-        { kind: 'accept_reminder', channel: 'push', target: expect.stringMatching(/^device:\d+$/), status: 'pending' },
         { kind: 'new_order', channel: 'push', target: expect.stringMatching(/^device:\d+$/), status: 'pending' },
       ]);
     } finally {

@@ -140,11 +140,8 @@ describe('sending', () => {
     expect(await sql(`select id from web_push_subscriptions`)).toEqual([]);
     await order();
     await eventually(() => expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1));
-    // The second order wrote no Web Push row: the first order's (and its reminder's) only.
-    expect(await sql(`select kind from notification_outbox where channel = 'web_push' order by kind`)).toEqual([
-      { kind: 'accept_reminder' },
-      { kind: 'new_order' },
-    ]);
+    // The second order wrote no Web Push row: the first order's only.
+    expect(await sql(`select kind from notification_outbox where channel = 'web_push' order by kind`)).toEqual([{ kind: 'new_order' }]);
   });
 
   it('an owner who turned Web Push off in the preferences hears nothing in the browser (WhatsApp instead); turned on again, the browser hears', async () => {

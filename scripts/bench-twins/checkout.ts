@@ -7,7 +7,7 @@
  * builders: the Idempotency-Key's claim with every read (orders/checkout-query.ts), the cart
  * priced by its pricing (orders/cart-pricing.ts), the order with its items, extras, first event
  * and the key's answer, the event's notifications (notifications/outbox.ts); the service's JSON
- * by hand. A retry with the key answers the first answer, as the service does (the bench sends
+ * by hand, each sent as a named prepared statement as the service sends them. A retry with the key answers the first answer, as the service does (the bench sends
  * one request to both at once: whichever claims the key second answers the first's order).
  *
  * What the bench sends only: a valid cart without a promo code. Whatever else answers a bare
@@ -60,8 +60,14 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
   const recheckMs = jwtConfig.revocationRecheckSeconds * 1000;
   const clear = new Map<string, number>();
   const zonesMet = new Set<string>();
-  const query = async <T>(client: Pool | PoolClient, statement: { sql: string; params: readonly unknown[] }) =>
-    (await client.query(bind(statement.sql, statement.params))).rows as T[];
+  // Named prepared statements, as the service sends these (a name per distinct text).
+  const names = new Map<string, string>();
+  const query = async <T>(client: Pool | PoolClient, statement: { sql: string; params: readonly unknown[] }) => {
+    const { text, values } = bind(statement.sql, statement.params);
+    let name = names.get(text);
+    if (name === undefined) names.set(text, (name = `twin_checkout_${names.size + 1}`));
+    return (await client.query({ name, text, values })).rows as T[];
+  };
 
   /** The caller's user id, or null (401). */
   async function viewer(req: express.Request): Promise<number | null> {
@@ -80,7 +86,11 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
     const checked = clear.get(jti);
     if (checked === undefined || Date.now() - checked >= recheckMs) {
       const started = Date.now();
-      const revoked = await pool.query<{ count: string }>(`select count(*) as count from revoked_tokens where jti = $1`, [jti]);
+      const revoked = await pool.query<{ count: string }>({
+        name: 'twin_checkout_revoked',
+        text: `select count(*) as count from revoked_tokens where jti = $1`,
+        values: [jti],
+      });
       if (Number(revoked.rows[0].count) > 0) return null;
       clear.set(jti, started);
     }

@@ -89,8 +89,15 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
    * path (checkout's outbox rows) is planned once per connection too. With query logging on, the
    * statement takes `execute`'s path (values inlined, logged) as every other statement does;
    * where connections share one session (`unnamedStatementsOnly`) it is sent unnamed.
+   * `named: false`: for texts built from the request's choices (a filter's conditions, a sort),
+   * too many to keep prepared on every connection; planned with their values each time, but
+   * still sent on the read pool.
    */
-  async executePrepared<T extends EntityData<AnyEntity>>(sql: string, params: PreparedValue[]): Promise<T[]> {
+  async executePrepared<T extends EntityData<AnyEntity>>(
+    sql: string,
+    params: PreparedValue[],
+    options: { named?: boolean } = {},
+  ): Promise<T[]> {
     for (const value of params) {
       if (value !== null && typeof value === 'object')
         throw new Error('executePrepared binds scalars only (lists and objects go through execute)');
@@ -98,7 +105,7 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     const config = this.config;
     if (config.getLogger().isEnabled('query')) return this.execute<T[]>(sql, params);
     const text = config.get('onQuery')(sql, params);
-    const name = sharedSessions.has(config) ? undefined : statementName(text);
+    const name = sharedSessions.has(config) || options.named === false ? undefined : statementName(text);
     const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
     const pool = trx ? undefined : readPools.get(config);
     try {
@@ -131,7 +138,12 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
   }
 }
 /** `em.executePrepared` of the application's EntityManager (every fork is one). */
-export function executePrepared<T extends EntityData<AnyEntity>>(em: EntityManager, sql: string, params: PreparedValue[]): Promise<T[]> {
+export function executePrepared<T extends EntityData<AnyEntity>>(
+  em: EntityManager,
+  sql: string,
+  params: PreparedValue[],
+  options?: { named?: boolean },
+): Promise<T[]> {
   if (!(em instanceof AppEntityManager)) throw new Error('executePrepared needs the application EntityManager (db/orm.ts)');
-  return em.executePrepared<T>(sql, params);
+  return em.executePrepared<T>(sql, params, options);
 }

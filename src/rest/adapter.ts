@@ -4,12 +4,13 @@
  * document with the same context, auth and validation as /graphql.
  */
 import { Request, Response, Router } from 'express';
-import { DocumentNode, execute, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, specifiedRules, validate } from 'graphql';
+import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, specifiedRules, validate } from 'graphql';
 import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseLimited } from '../graphql/limits';
 import { AnswerCache } from './answer-cache';
+import { rowExecutor, RowExecutor } from './executor';
 import { RestRoute } from './route';
 import { restFieldRenamer, snakeCase } from './field-names';
 import { sendError, sendJsonText } from './respond';
@@ -25,6 +26,8 @@ export interface CompiledRoute extends RestRoute {
   auth: boolean;
   /** The document's variables with their schema types, resolved once (not per request). */
   variables: { name: string; type: GraphQLInputType }[];
+  /** Runs the document (src/rest/executor.ts: compiled for queries). */
+  execute: RowExecutor;
 }
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
@@ -53,6 +56,12 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       name: definition.variable.name.value,
       type: variableType(schema, definition),
     }));
+    let execute: RowExecutor;
+    try {
+      execute = rowExecutor(schema, ast, operation, variables);
+    } catch (error) {
+      throw new Error(`REST route ${where} is invalid:\n  ${(error as Error).message}`, { cause: error });
+    }
     return {
       ...route,
       ast,
@@ -60,6 +69,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       rootKey: root.alias?.value ?? root.name.value,
       auth: field?.extensions?.[SIGNED_IN] === true,
       variables,
+      execute,
     };
   });
 }
@@ -81,7 +91,7 @@ export function restRouter(
         if (route.auth) assertSignedIn(ctx);
         const variableValues = await readVariables(schema, route, req);
         const answer = async () => {
-          const result = await execute({ schema, document: route.ast, contextValue: ctx, variableValues });
+          const result = await route.execute(ctx, variableValues);
           if (result.errors?.length) throw result.errors[0];
           // As res.json writes it (no JSON settings on the app): the same bytes, whether sent now or kept.
           return JSON.stringify(envelope(route, result.data?.[route.rootKey] as Record<string, unknown> | null));

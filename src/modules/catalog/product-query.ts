@@ -43,6 +43,12 @@ export interface PricingSupplementRow {
 /** `in (?)` expands a bound list; an empty list matches nothing. */
 const ids = (list: number[]) => (list.length > 0 ? list : [null]);
 
+/**
+ * A list of ids as one bound value, a PostgreSQL array literal (`= any(?::int[])`): the text stays
+ * the same whatever the list's length, so a statement holding it can be prepared once.
+ */
+const idArray = (list: number[]) => `{${list.map((id) => Math.trunc(id)).join(',')}}`;
+
 /** Rows of `select` as one JSON array (`[]` for none): a part of a statement that answers several lists. */
 const jsonRows = (select: string) => `(select coalesce(json_agg(r), '[]') from (${select}) r)`;
 
@@ -58,14 +64,14 @@ export interface PricingRows {
  * statement (checkout reads it with the store and the address): the products, their option
  * groups, the chosen option values and supplements, each a JSON array column.
  */
-export function pricingColumns(productIds: number[], valueIds: number[], supplementIds: number[]): { sql: string; params: unknown[] } {
+export function pricingColumns(productIds: number[], valueIds: number[], supplementIds: number[]): { sql: string; params: string[] } {
   return {
-    sql: `${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id in (?)`)} as products,
-       ${jsonRows(`select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id in (?)`)} as groups,
+    sql: `${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id = any(?::int[])`)} as products,
+       ${jsonRows(`select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id = any(?::int[])`)} as groups,
        ${jsonRows(`select v.id, v.group_id, g.product_id, v.name, v.price_cents
-                   from product_option_values v join product_option_groups g on g.id = v.group_id where v.id in (?)`)} as "values",
-       ${jsonRows(`select id, product_id, name, price_cents from product_supplements where id in (?)`)} as supplements`,
-    params: [ids(productIds), ids(productIds), ids(valueIds), ids(supplementIds)],
+                   from product_option_values v join product_option_groups g on g.id = v.group_id where v.id = any(?::int[])`)} as "values",
+       ${jsonRows(`select id, product_id, name, price_cents from product_supplements where id = any(?::int[])`)} as supplements`,
+    params: [idArray(productIds), idArray(productIds), idArray(valueIds), idArray(supplementIds)],
   };
 }
 

@@ -29,10 +29,11 @@ export const KINDS = {
 export type NotificationKind = keyof typeof KINDS;
 
 /**
- * Settings the app sets once (createApp): the reminder's delay after a new order. `enabled`
- * is off only in the notifications benchmark's "without" runs (scripts/bench-notifications.ts).
+ * Settings the app sets once (createApp): the reminder's delay after a new order and the
+ * deadline after which the order is rejected (no reminder then). `enabled` is off only in the
+ * notifications benchmark's "without" runs (scripts/bench-notifications.ts).
  */
-export const outboxSettings = { reminderAfterSeconds: 300, enabled: true };
+export const outboxSettings = { reminderAfterSeconds: 300, acceptTimeoutSeconds: 600, enabled: true };
 
 /** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
 export const outboxSignal = new EventEmitter();
@@ -40,7 +41,9 @@ export const outboxSignal = new EventEmitter();
 /**
  * The kinds an event causes, with their delay in seconds (0 = at once). A rejection is
  * `order_rejected` here; the outbox statement makes it `order_auto_rejected` when the order's
- * reason says nobody answered in time (it reads the order anyway).
+ * reason says nobody answered in time (it reads the order anyway). A new order's reminder is
+ * not written with it: most orders are answered before it is due, so the worker writes it
+ * only for the orders still unanswered then (`remindUnanswered`).
  */
 export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; delay: number }[] {
   const now = (kind: NotificationKind) => ({ kind, delay: 0 });
@@ -55,7 +58,7 @@ export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; dela
   if (event.type !== 'status') return [];
   switch (event.status) {
     case 'pending_acceptance':
-      return [now('new_order'), { kind: 'accept_reminder', delay: outboxSettings.reminderAfterSeconds }];
+      return [now('new_order')];
     case 'accepted':
       return [now('order_accepted')];
     case 'rejected':
@@ -99,6 +102,15 @@ export function enqueueStatement(
   if (event.type === 'driver_location' || !outboxSettings.enabled) return null; // never a notification: skip even the lookup
   const kinds = kindsOf(event);
   if (kinds.length === 0) return null;
+  return kindsStatement(cause, orderId, kinds);
+}
+
+/** The outbox rows of `kinds` about one order, caused by `cause` (`enqueueStatement`'s text for the kinds an event causes). */
+function kindsStatement(
+  cause: OutboxCause,
+  orderId: number,
+  kinds: { kind: NotificationKind; delay: number }[],
+): { sql: string; params: PreparedValue[] } {
   const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
   const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
   return {
@@ -144,6 +156,36 @@ export function enqueueStatement(
       orderId,
     ],
   };
+}
+
+/**
+ * The owner's reminder of each order still unanswered `reminderAfterSeconds` after it was
+ * placed (and not yet past its deadline), written once per order as its event's rows are (the
+ * same recipients and channels, caused by the order's first event: the unique keys make a
+ * second writer's rows, another instance's, nothing). The worker calls it every few seconds,
+ * so a reminder goes out within that time of being due. Answers how many rows were written.
+ */
+export async function remindUnanswered(em: EntityManager): Promise<number> {
+  if (!outboxSettings.enabled) return 0;
+  return em.transactional(async (tx) => {
+    const due = await tx.execute<{ order_id: number; event_id: string }[]>(
+      `select o.id as order_id, e.id as event_id
+       from orders o join order_events e on e.order_id = o.id and e.seq = 1
+       where o.status = 'pending_acceptance'
+         and o.created_at <= now() - make_interval(secs => ?) and o.created_at > now() - make_interval(secs => ?)
+         and not exists (select 1 from notification_outbox n where n.order_id = o.id and n.kind = 'accept_reminder')
+       order by o.created_at limit 200`,
+      [outboxSettings.reminderAfterSeconds, outboxSettings.acceptTimeoutSeconds],
+    );
+    let written = 0;
+    for (const order of due) {
+      const { sql, params } = kindsStatement({ orderEvent: String(order.event_id) }, order.order_id, [
+        { kind: 'accept_reminder', delay: 0 },
+      ]);
+      written += (await executePrepared<{ n: number }>(tx, sql, params))[0].n;
+    }
+    return written;
+  });
 }
 
 /** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */

@@ -15,7 +15,7 @@ import type { Logger } from '../../common/logger';
 import type { Channels, OutgoingMessage, Outcome } from './channel';
 import { render, OrderFacts } from './messages';
 import type { NotificationChannel } from './notification.entity';
-import { NotificationKind, outboxSignal } from './outbox';
+import { NotificationKind, outboxSignal, remindUnanswered } from './outbox';
 
 /** A claimed row, with what its send needs (null where the order or the address is gone). */
 interface Claimed {
@@ -51,6 +51,8 @@ interface Result {
 }
 
 const HOUR_MS = 3_600_000;
+/** How often a worker looks for unanswered orders to remind their owner of: a reminder is at most this late. */
+const REMINDERS_EVERY_MS = 5_000;
 
 export class OutboxWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -58,6 +60,7 @@ export class OutboxWorker {
   private again = false;
   private stopped = true;
   private lastPrune = 0;
+  private lastReminders = 0;
   private readonly wake = () => this.kick();
 
   constructor(
@@ -126,11 +129,20 @@ export class OutboxWorker {
       // (outboxSignal), what other instances commit is found by the next poll.
       if (batch.length < this.config.batchSize || this.stopped) break;
     }
+    if (Date.now() - this.lastReminders >= REMINDERS_EVERY_MS) {
+      this.lastReminders = Date.now();
+      if ((await this.remind()) > 0) this.again = true; // sent by the next pass, now
+    }
     if (Date.now() - this.lastPrune > HOUR_MS) {
       this.lastPrune = Date.now();
       await prune(this.em, this.config.retentionDays);
     }
     return sent;
+  }
+
+  /** Writes the reminders now due (outbox.ts `remindUnanswered`); the next pass sends them. */
+  remind(): Promise<number> {
+    return remindUnanswered(this.em.fork());
   }
 
   /**

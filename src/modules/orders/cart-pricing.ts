@@ -25,7 +25,7 @@ export interface PricedItem {
 }
 
 /** The select list reading what `items` are priced from (checkout-query.ts reads it with the store). */
-export function cartColumns(items: CheckoutItemInput[]): { sql: string; params: unknown[] } {
+export function cartColumns(items: CheckoutItemInput[]): { sql: string; params: string[] } {
   return pricingColumns(
     [...new Set(items.map((i) => i.productId))],
     [...new Set(items.flatMap((i) => i.options ?? []))],

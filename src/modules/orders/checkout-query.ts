@@ -7,6 +7,7 @@
  * texts, scripts/bench-twins/checkout.ts).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared, PreparedValue } from '../../common/entity-manager';
 import type { PricingRows } from '../catalog/product-query';
 import type { PricedItem } from './cart-pricing';
 import { CLAIM_SQL } from './idempotency';
@@ -52,6 +53,13 @@ export interface PlaceAt {
   userId: number;
 }
 
+/**
+ * A claim that returned this long after its statement began waited for another holder of the
+ * key (which then failed, or the claim would have found the key taken): the statement's reads
+ * are from its snapshot, taken before that wait, and are made again (`waited`).
+ */
+export const CLAIM_WAIT_MS = 100;
+
 /** An Idempotency-Key to claim with the reads (idempotency.ts): its key and the request's hash. */
 export interface KeyClaim {
   key: string;
@@ -60,16 +68,17 @@ export interface KeyClaim {
 
 /**
  * The statement of `checkoutPlace`: with `claim`, the key's claim first (a CTE: it waits for a
- * holder of the key to end, as `claimKey` does) and `claimed`, whether this transaction took it.
+ * holder of the key to end, as `claimKey` does), `claimed`, whether this transaction took it,
+ * and `waited`, whether the claim came `CLAIM_WAIT_MS` or more after the statement began.
  */
 export function checkoutPlaceStatement(
   at: PlaceAt,
   localTimes: string,
-  cart: { sql: string; params: unknown[] },
+  cart: { sql: string; params: PreparedValue[] },
   claim: KeyClaim | null,
-): { sql: string; params: unknown[] } {
+): { sql: string; params: PreparedValue[] } {
   return {
-    sql: `${claim ? `with claim as (${CLAIM_SQL}) ` : ''}select
+    sql: `${claim ? `with claim as (${CLAIM_SQL}, clock_timestamp() as at) ` : ''}select
        case when s.id is null then null else json_build_object(
          'id', s.id, 'isActive', s.is_active, 'freeDelivery', s.free_delivery, 'deliveryPriceCents', s.delivery_price_cents,
          'timezone', s.timezone, 'open', coalesce(store_is_open(s.id, k.times), false), 'zoneKnown', jsonb_exists(k.times, s.timezone))
@@ -81,6 +90,7 @@ export function checkoutPlaceStatement(
        coalesce(earth_distance(ll_to_earth(a.latitude, a.longitude), ll_to_earth(s.latitude, s.longitude)) <= s.delivery_radius_km * 1000, false)
          as inside,
        ${claim ? 'exists (select from claim)' : 'null::boolean'} as claimed,
+       ${claim ? `coalesce((select at - statement_timestamp() >= interval '${CLAIM_WAIT_MS} milliseconds' from claim), false)` : 'false'} as waited,
        ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
@@ -99,20 +109,23 @@ export async function checkoutPlace(
   tx: EntityManager,
   at: PlaceAt,
   localTimes: string,
-  cart: { sql: string; params: unknown[] },
+  cart: { sql: string; params: PreparedValue[] },
   claim: KeyClaim | null = null,
-): Promise<CheckoutPlace & { claimed: boolean | null }> {
+): Promise<PlaceRead> {
   const { sql, params } = checkoutPlaceStatement(at, localTimes, cart, claim);
-  const [row] = await tx.execute<(Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null })[]>(sql, params);
+  // Prepared: its planning cost as much as its execution (docs/perf/2026-11-27-checkout.md).
+  const [row] = await executePrepared<PlaceRow>(tx, sql, params);
   return readPlace(row);
 }
 
+/** What `checkoutPlace` answers: the place, and whether the claim was taken (null: none asked) and `waited`. */
+export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean };
+type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null; waited: boolean };
+
 /** A row of `checkoutPlaceStatement` as `checkoutPlace` answers it. */
-export function readPlace(
-  row: Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null },
-): CheckoutPlace & { claimed: boolean | null } {
-  const { store, address, inside, claimed, products, groups, values, supplements } = row;
-  return { store, address, inside, claimed, cart: { products, groups, values, supplements } };
+export function readPlace(row: PlaceRow): PlaceRead {
+  const { store, address, inside, claimed, waited, products, groups, values, supplements } = row;
+  return { store, address, inside, claimed, waited, cart: { products, groups, values, supplements } };
 }
 
 /** What an order copies and costs, as checkout computed it (the columns of `orders` it sets). */
@@ -146,7 +159,10 @@ export interface InsertedOrder {
  * extras keep their item's order (options, then supplements). With `answer`, the key's claim
  * (made by this transaction) is answered in the same statement: `{ orderId, status, total }`.
  */
-export function insertOrderStatement(order: NewOrder, answer: { key: string; total: number } | null): { sql: string; params: unknown[] } {
+export function insertOrderStatement(
+  order: NewOrder,
+  answer: { key: string; total: number } | null,
+): { sql: string; params: PreparedValue[] } {
   const a = order.address;
   return {
     sql: `with o as (
@@ -172,10 +188,11 @@ export function insertOrderStatement(order: NewOrder, answer: { key: string; tot
          ? `,
      k as (
        update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
-       from o where user_id = ? and key = ?)`
+       from o where user_id = ?::int and key = ?::text returning 1)`
          : ''
      }
-     select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at from o, e`,
+     select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${answer ? '(select count(*) from k)::int' : 'null::int'} as answered
+     from o, e`,
     params: [
       order.userId,
       order.storeId,
@@ -212,20 +229,29 @@ export async function insertOrder(
   answer: { key: string; total: number } | null,
 ): Promise<InsertedOrder> {
   const { sql, params } = insertOrderStatement(order, answer);
-  const [row] = await tx.execute<
-    { id: number; status: string; store_id: number; driver_id: number | null; event_id: string; created_at: Date }[]
-  >(sql, params);
+  const [row] = await executePrepared<InsertedRow>(tx, sql, params);
   return readInsertedOrder(row);
 }
 
-export function readInsertedOrder(row: {
+interface InsertedRow {
   id: number;
   status: string;
   store_id: number;
   driver_id: number | null;
   event_id: string;
   created_at: Date;
-}): InsertedOrder {
+  /** Rows of the key's answer (null: none asked). */
+  answered: number | null;
+}
+
+/**
+ * A row of `insertOrderStatement`. The key's answer must have found this transaction's claim:
+ * an order whose key would answer nothing to its replays is refused (the transaction rolls back).
+ */
+export function readInsertedOrder(row: InsertedRow): InsertedOrder {
+  if (row.answered !== null && row.answered !== 1) {
+    throw new Error(`The Idempotency-Key's answer updated ${row.answered} rows, not this transaction's claim`);
+  }
   return {
     id: row.id,
     status: row.status,

@@ -14,7 +14,7 @@ import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { meetZone, metZonesLocalTimes } from '../stores/local-time';
 import { cartColumns, priceCart } from './cart-pricing';
-import { checkoutPlace, CheckoutPlace, insertOrder, KeyClaim } from './checkout-query';
+import { checkoutPlace, CheckoutPlace, insertOrder, KeyClaim, PlaceRead } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
 import { claimedBefore, parseKey, requestHash } from './idempotency';
 import { firstEventWritten, OrderEventMessage, publishEvents } from './order-events';
@@ -43,7 +43,7 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     const { placed, events } = await ctx.em.transactional(async (tx) => {
       // The claim is this transaction's row, inserted by its first read: a concurrent retry waits
       // there for the first's commit, then answers the first answer.
-      const place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
+      let place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
       if (claim && !place.claimed) {
         const before = await claimedBefore<PlacedOrder>(tx, viewer.userId, claim.key, claim.hash);
         if (before?.answer) return { placed: before.answer, events: [] };
@@ -51,6 +51,9 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
         if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
         // null: the key was free after all and is this transaction's now (claimKey's retry).
       }
+      // The claim waited for a first request with the key, which then failed (or freed it): what
+      // the statement read is from before that wait (up to the lock timeout): read it again.
+      if (claim && (!place.claimed || place.waited)) place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, null);
       const order = await createOrder(tx, viewer.userId, input, place, problems, claim?.key ?? null);
       const placed: PlacedOrder = { orderId: order.id, status: order.status, total: toAmount(order.totalCents) };
       return { placed, events: [order.event] };
@@ -78,7 +81,7 @@ async function placeOf(
   input: CheckoutInput,
   priced: boolean,
   claim: KeyClaim | null,
-): Promise<CheckoutPlace & { claimed: boolean | null }> {
+): Promise<PlaceRead> {
   const at = { storeId: input.storeId, addressId: input.addressId, userId };
   // An empty or oversized cart (a rule problem of `items`) is not read: the work stays bounded.
   const cart = cartColumns(priced ? input.items : []);
@@ -86,7 +89,7 @@ async function placeOf(
   if (!place.store || place.store.zoneKnown) return place;
   meetZone(place.store.timezone);
   // The claim is already made (or found taken): read again without it.
-  return { ...(await checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart)), claimed: place.claimed };
+  return { ...(await checkoutPlace(tx, at, await metZonesLocalTimes(ctx), cart)), claimed: place.claimed, waited: place.waited };
 }
 
 /**

@@ -9,7 +9,7 @@ import { MAX_DELIVERY_RADIUS_KM } from '../../common/geo';
 import { activeWindowSql } from '../../common/active-window';
 import { matchingNames, sqlRowCount } from '../../common/name-search';
 import { asViews, fromJson, readViews, View, viewColumns } from '../../common/row-views';
-import { textsBuiltOnce } from '../../common/entity-manager';
+import { executePrepared, PreparedValue, textsBuiltOnce } from '../../common/entity-manager';
 import { localTimesAt } from './local-time';
 import { StoreCategory } from './store-category.entity';
 import { Store } from './store.entity';
@@ -56,11 +56,11 @@ export const ORDER_BY: Record<StoreSort, string> = {
 export function storeConditions(
   filter: StoreFilter,
   { box = true, localTimes, pointOnce = false }: { box?: boolean; localTimes?: string; pointOnce?: boolean } = {},
-): { where: string; params: unknown[]; distance: string; distanceParams: unknown[] } {
+): { where: string; params: PreparedValue[]; distance: string; distanceParams: PreparedValue[] } {
   const conditions = ['s.is_active'];
-  const params: unknown[] = [];
+  const params: PreparedValue[] = [];
   let distance = 'null::float8';
-  let distanceParams: unknown[] = [];
+  let distanceParams: PreparedValue[] = [];
   if (filter.point) {
     const here = pointEarth(pointOnce);
     const point = [filter.point.lat, filter.point.lng];
@@ -214,7 +214,9 @@ export async function nearestFirst(
 ): Promise<PageRow[]> {
   const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes });
   const point = [filter.point!.lat, filter.point!.lng];
-  return em.execute<PageRow[]>(
+  // On the read pool, unnamed: the text varies with the filter.
+  return executePrepared<PageRow>(
+    em,
     `select ${pageColumns(em, 'k.distance_m', cards, stamp)} from (
        select id, distance_m from (
          select s.id, ${distance} as distance_m from stores s where ${where}
@@ -223,6 +225,7 @@ export async function nearestFirst(
      join stores s on s.id = k.id
      order by k.distance_m, k.id`,
     [...distanceParams, ...params, ...point, page.offset + page.limit, page.limit, page.offset],
+    { named: false },
   );
 }
 

@@ -7,6 +7,7 @@
  * in-process reach index".
  */
 import { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../../../common/entity-manager';
 import { View } from '../../../common/row-views';
 import { localTimesOf } from '../local-time';
 import { Store } from '../store.entity';
@@ -125,18 +126,23 @@ async function fromReachIndex(
     if (!found) return null;
     total = found.total;
     if (found.candidates.length === 0) {
-      const [{ version, snapshot }] = await em.execute<{ version: string; snapshot: string }[]>(
+      const [{ version, snapshot }] = await executePrepared<{ version: string; snapshot: string }>(
+        em,
         `select ${REACH_VERSION_SQL} as version, ${REACH_SNAPSHOT_SQL} as snapshot`,
+        [],
       );
       if (version !== index.version) return STALE;
       noteReachSnapshot(em, index, snapshot);
       return { stores: [], total, cards: cards ? new Map() : undefined };
     }
     const { where, params, distance, distanceParams } = storeConditions(filter, { box: false, localTimes: openAt?.json });
-    rows = await em.execute<PageRow[]>(
-      `select ${pageColumns(em, distance, cards, STAMP_SQL)} from stores s where s.id in (?) and ${where}
+    // On the read pool, unnamed (the text varies with the filter); the candidates as one array value.
+    rows = await executePrepared<PageRow>(
+      em,
+      `select ${pageColumns(em, distance, cards, STAMP_SQL)} from stores s where s.id = any(?::int[]) and ${where}
        order by ${ORDER_BY[sort]}, distance_m asc, s.id asc limit ? offset ?`,
-      [...distanceParams, found.candidates, ...params, page.limit, found.skip],
+      [...distanceParams, `{${found.candidates.join(',')}}`, ...params, page.limit, found.skip],
+      { named: false },
     );
   }
   // No row, no version: a write may have taken every candidate away; the current copy or SQL decides.
