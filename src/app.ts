@@ -16,7 +16,7 @@ import { Clock } from './common/clock';
 import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
-import { countRequests, routeLabel, track } from './common/metrics';
+import { requestAnswered, routeLabel, track } from './common/metrics';
 import type { Orm } from './common/entity-manager';
 import { poolConnections } from './db/orm';
 import { readPoolOf } from './common/entity-manager';
@@ -79,7 +79,6 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const trustProxy = compileTrust(config.trustProxy);
   /** The request's context (res.locals.ctx), its X-Request-Id and, once answered, its log line. */
   const startRequest = async (req: Request, res: Response): Promise<void> => {
-    const started = process.hrtime.bigint();
     const ctx = await createContext({
       em: orm.em,
       services,
@@ -91,16 +90,21 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
     });
     res.locals.ctx = ctx;
     res.setHeader('X-Request-Id', ctx.requestId);
+  };
+  /** Once answered, every request is counted (metrics) and, if it had a context, logged: one listener. */
+  const observeRequest = (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
     // Read now: a router mounted on a path (/graphql) strips it from req.path before 'finish'.
     const path = req.path;
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = routeLabel(req, res, path);
+      requestAnswered(req.method, route, res.statusCode, durationMs / 1000);
+      const ctx = res.locals.ctx as Context | undefined;
       // The request id first, where the context's child logger would have written it: same line.
-      logger.info(
-        { requestId: ctx.requestId, method: req.method, path, route: routeLabel(req, res, path), status: res.statusCode, durationMs },
-        'request',
-      );
+      if (ctx) logger.info({ requestId: ctx.requestId, method: req.method, path, route, status: res.statusCode, durationMs }, 'request');
     });
+    next();
   };
 
   const cache = config.readCache.enabled ? new AnswerCache(config.readCache, services.clock) : undefined;
@@ -109,7 +113,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const app = express();
   const httpServer = http.createServer(app);
   app.disable('x-powered-by');
-  app.use(countRequests);
+  app.use(observeRequest);
   if (config.instanceName) app.use((_req, res, next) => (res.setHeader('X-Instance', config.instanceName!), next()));
   // Express's own reads (req.ip, req.protocol) trust the same proxies as clientIp.
   app.set('trust proxy', trustProxy ?? false);

@@ -1,7 +1,7 @@
 /** Live tracking: GraphQL subscriptions over graphql-ws, driven by REST, resumable, fanned out. */
 import { Client } from 'graphql-ws';
 import { northOf } from './helpers/factories';
-import { onlineDriver, placeOrder, useOrderWorld } from './helpers/orders';
+import { onlineDriver, orderWorld, placeOrder, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 import { startTestServer } from './helpers/server';
 import Redis from 'ioredis';
@@ -276,14 +276,15 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
     ]);
     expect(resumed.errors).toEqual([]);
 
-    // Resumed where it is: nothing is replayed; an order of another store named in afterSeqs is not shown.
-    const other = await t.make.store();
+    // Resumed where it is: nothing is replayed; another owner's order named in afterSeqs is not shown.
+    const stranger = await orderWorld(t.server, t.make);
+    const foreign = (await placeOrder(t.server, stranger)).body.data.order_id;
     const upToDateBefore = listening();
     const upToDate = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD, {
       after: [
         { orderId: held, seq: 4 },
         { orderId: placed, seq: 2 },
-        { orderId: held + placed + other.id, seq: 0 },
+        { orderId: foreign, seq: 0 },
       ],
     });
     await until(() => listening() > upToDateBefore, 'the up-to-date subscription');
@@ -291,11 +292,51 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
     expect((await upToDate.waitFor(1)).map((e) => [e.orderId, e.seq])).toEqual([[placed, 3]]);
   });
 
+  it("a new order whose first event never reached the board's instance: the board gets it before the second", async () => {
+    const topic = `store:${t.w.owner.store.id}`;
+    const listening = () => t.server.app.listeners(topic);
+    const before = listening();
+    const board = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
+    await until(() => listening() > before, "the board's subscription");
+    // The checkout's message to the store's topic is lost (another instance's, crossing): only the database has seq 1.
+    const pubSub = t.server.app.services.pubSub;
+    const publish = pubSub.publish.bind(pubSub);
+    const lost = jest
+      .spyOn(pubSub, 'publish')
+      .mockImplementation(((name: string, payload: never) =>
+        name === topic ? undefined : publish(name, payload)) as typeof pubSub.publish);
+    const placed = (await placeOrder(t.server, t.w)).body.data.order_id;
+    lost.mockRestore();
+    await store(placed, 'accept');
+    expect((await board.waitFor(2)).map((e) => [e.orderId, e.seq])).toEqual([
+      [placed, 1],
+      [placed, 2],
+    ]);
+  });
+
+  it('a board closed by its client leaves the bus at once, with no event to wake it', async () => {
+    const topic = `store:${t.w.owner.store.id}`;
+    const listening = () => t.server.app.listeners(topic);
+    const before = listening();
+    const board = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
+    await until(() => listening() > before, "the board's subscription");
+    board.unsubscribe();
+    await until(() => listening() === before, 'the board off the bus', 3_000);
+  });
+
   it('refuses a resume point of more than 1,000 orders', async () => {
     const after = Array.from({ length: 1001 }, (_, k) => ({ orderId: k + 1, seq: 1 }));
     const sub = subscribe(client(t.w.owner.token), BOARD, { after });
     await sub.completed;
     expect(JSON.stringify(sub.errors)).toMatch(/afterSeqs may hold at most 1000 orders/);
+  });
+
+  it('refuses a resume point with an order id below 1 or a seq below 0, at subscribe', async () => {
+    for (const after of [[{ orderId: 0, seq: 1 }], [{ orderId: 1, seq: -5 }]]) {
+      const sub = subscribe(client(t.w.owner.token), BOARD, { after });
+      await sub.completed;
+      expect(JSON.stringify(sub.errors)).toMatch(/each orderId must be 1 or more and each seq 0 or more/);
+    }
   });
 });
 

@@ -148,6 +148,59 @@ describe('sockets per user and per IP', () => {
     expect((await fourth.closed).code).toBe(4429);
   });
 
+  it('a lease left behind (its delete failed) stops counting at the next renewal; a held lease deleted by others is written again', async () => {
+    const { token, user } = await registerCustomer(server);
+    const sql = (q: string, params: unknown[] = []) => server.db.orm.em.fork().execute(q, params);
+    const open = await Promise.all([1, 2].map(() => initSocket(server.wsUrl, token).then(track)));
+    const [{ instance_id: instance }] = await sql(`select instance_id from socket_leases where user_id = ? limit 1`, [user.id]);
+    // A socket that closed while the database was away: its lease row stayed, older than a renewal.
+    await sql(`insert into socket_leases (id, user_id, instance_id, expires_at) values (?, ?, ?, now())`, [
+      randomUUID(),
+      user.id,
+      instance,
+    ]);
+    // An expiry sweep of the previous version (or a crash) took one held socket's lease.
+    const [held] = await sql(`select id from socket_leases where user_id = ? and expires_at > now() + interval '1 second' limit 1`, [
+      user.id,
+    ]);
+    await sql(`delete from socket_leases where id = ?`, [held.id]);
+    await until(
+      async () =>
+        (await sql(`select array_agg(id order by id) as ids from socket_leases where user_id = ?`, [user.id]))[0].ids?.length === 2 &&
+        (await sql(`select count(*)::int as n from socket_leases where id = ?`, [held.id]))[0].n === 1,
+      'the stray lease deleted and the held one written again',
+      15_000,
+    );
+    // Two sockets, two leases: the third is accepted, the fourth refused.
+    track(await initSocket(server.wsUrl, token));
+    const fourth = track(rawSocket(server.wsUrl));
+    await fourth.opened;
+    fourth.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    expect((await fourth.closed).code).toBe(4429);
+    expect(open.every((r) => r.socket.readyState === r.socket.OPEN)).toBe(true);
+  });
+
+  it('ten sockets of one user opening at once over two instances: exactly three are accepted', async () => {
+    const b = await serverWith({});
+    const { token } = await registerCustomer(server);
+    const raws = Array.from({ length: 10 }, (_, i) => track(rawSocket(i % 2 ? b.wsUrl : server.wsUrl)));
+    await Promise.all(raws.map((r) => r.opened));
+    raws.forEach((r) => r.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
+    const answers = await Promise.all(
+      raws.map((r) =>
+        Promise.race([
+          r.next('connection_ack').then(
+            () => 'ack' as const,
+            () => 'closed' as const,
+          ),
+          r.closed.then(() => 'closed' as const),
+        ]),
+      ),
+    );
+    expect(answers.filter((a) => a === 'ack')).toHaveLength(3);
+    expect(answers.filter((a) => a === 'closed')).toHaveLength(7);
+  });
+
   it('a lease of the previous version (no instance) counts until its own expiry', async () => {
     const { token, user } = await registerCustomer(server);
     const sql = (q: string, params: unknown[] = []) => server.db.orm.em.fork().execute(q, params);

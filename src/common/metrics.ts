@@ -150,14 +150,7 @@ export function jobDone(job: string, ok: boolean): void {
   if (ok) jobLastSuccess.set({ job }, Date.now() / 1000);
 }
 
-/** Express middleware, first in the app: every request is observed once answered. */
-export function countRequests(req: Request, res: Response, next: () => void): void {
-  const started = process.hrtime.bigint();
-  // Read now: a router mounted on a path (/graphql) strips it from req.path.
-  const path = req.path;
-  res.on('finish', () => {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    httpRequests.observe({ method: req.method, route: routeLabel(req, res, path), status: String(res.statusCode) }, seconds);
-  });
-  next();
+/** One answered request (app.ts observes each once, when its answer finishes). */
+export function requestAnswered(method: string, route: string, status: number, seconds: number): void {
+  httpRequests.observe({ method, route, status: String(status) }, seconds);
 }

@@ -16,7 +16,7 @@ import { Config } from '../config';
 import { Logger } from '../common/logger';
 import { rateLimitRefusals } from '../common/metrics';
 import type { Viewer } from '../context';
-import { dropLease, renewInstance, RENEW_EVERY_MS, takeLease } from './socket-leases';
+import { dropLease, leaveCount, renewInstance, RENEW_EVERY_MS, takeLease } from './socket-leases';
 
 export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
 
@@ -43,13 +43,17 @@ export class SocketGuard {
   private readonly connections: RateLimiterMemory;
   private readonly timer: NodeJS.Timeout;
   private sweeping = false;
-  private lastRecheck = Date.now();
+  // Intervals on the monotonic clock: a wall clock stepped back must not stop the renewals.
+  private lastRecheck = performance.now();
   private renewing = false;
-  private lastRenewal = Date.now();
+  private lastRenewal = performance.now();
+  /** Leases being taken (their statement in flight): held for the renewal's reconciliation. */
+  private readonly taking = new Map<string, number>();
   /** This instance in the shared count: its sockets' leases count while its row is renewed. */
   private readonly instanceId = randomUUID();
   /** Whether this instance has taken a lease (then it renews its row). */
   private leasing = false;
+  private disposed = false;
 
   constructor(
     private readonly config: Config['websocket'],
@@ -101,7 +105,11 @@ export class SocketGuard {
     if (!this.sockets.has(socket)) return false; // closed meanwhile
     const leaseId = randomUUID();
     this.leasing = true;
-    if (!(await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser))) {
+    this.taking.set(leaseId, viewer.userId);
+    const taken = await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser).finally(() =>
+      this.taking.delete(leaseId),
+    );
+    if (!taken) {
       rateLimitRefusals.inc({ limit: 'websocket_per_user' });
       socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
       return false;
@@ -124,9 +132,16 @@ export class SocketGuard {
     }
   }
 
-  dispose(): void {
+  /** Stops; this instance's sockets stop counting now (a rolling restart's clients reconnect elsewhere), not when its row expires. */
+  async dispose(): Promise<void> {
     clearInterval(this.timer);
     for (const state of this.sockets.values()) clearTimeout(state.expiry);
+    this.disposed = true;
+    if (this.leasing) {
+      await leaveCount(this.em.fork(), this.instanceId).catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'leaving the socket count failed; its leases expire with its row'),
+      );
+    }
   }
 
   private closed(socket: WebSocket): void {
@@ -137,10 +152,11 @@ export class SocketGuard {
     const left = (this.perIp.get(state.ip) ?? 1) - 1;
     if (left > 0) this.perIp.set(state.ip, left);
     else this.perIp.delete(state.ip);
-    if (state.leaseId) this.release(state.leaseId);
+    // After dispose, leaveCount took every lease at once (the database may be closing).
+    if (state.leaseId && !this.disposed) this.release(state.leaseId);
   }
 
-  /** Not awaited: a lease that cannot be deleted (the database is away) expires by itself. */
+  /** Not awaited: a lease that cannot be deleted (the database is away) goes at a later renewal. */
   private release(leaseId: string): void {
     dropLease(this.em.fork(), leaseId).catch((error: unknown) => this.logger.warn({ err: error }, 'releasing a socket lease failed'));
   }
@@ -187,10 +203,11 @@ export class SocketGuard {
   }
 
   private async sweep(): Promise<void> {
-    const now = Date.now();
+    const wall = Date.now();
     for (const [socket, state] of this.sockets) {
-      if (state.pending > 0 && now - state.progressAt > this.config.sendTimeoutSeconds * 1000) this.drop(socket, 'stalled');
+      if (state.pending > 0 && wall - state.progressAt > this.config.sendTimeoutSeconds * 1000) this.drop(socket, 'stalled');
     }
+    const now = performance.now();
     if (!this.renewing && now - this.lastRenewal >= RENEW_EVERY_MS) void this.renew(now);
     if (this.sweeping || now - this.lastRecheck < this.config.tokenRecheckSeconds * 1000) return;
     this.sweeping = true;
@@ -210,9 +227,10 @@ export class SocketGuard {
     try {
       // An instance that never took a lease has nothing to keep.
       if (this.leasing) {
-        await renewInstance(this.em.fork(), this.instanceId, () =>
-          [...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
-        );
+        await renewInstance(this.em.fork(), this.instanceId, () => [
+          ...[...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
+          ...[...this.taking].map(([id, userId]) => ({ id, userId })),
+        ]);
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'renewing socket leases failed');

@@ -32,32 +32,51 @@ export async function takeLease(em: EntityManager, id: string, userId: number, i
 
 /**
  * Keeps this instance's leases counting for LEASE_SECONDS more: one row, however many sockets.
- * If the row was gone (the instance stalled past FORGET_AFTER_SECONDS and another deleted it
- * with its leases), it is written again with the leases of the sockets still open (`held`).
- * Dead instances' rows and leases, and a previous version's expired leases, go meanwhile.
+ * Then this instance's leases are made to match the sockets it holds (`held`, which includes
+ * leases being taken): a lease whose socket is gone (its delete failed, or it was written after
+ * the socket closed) is deleted once it is older than a renewal, and a held socket's lease that
+ * is missing (deleted by another instance after a stall, by a previous version's expiry sweep,
+ * or lost in a database crash: leases commit without waiting for the WAL) is written again. The
+ * existing ones are not rewritten. Dead instances' rows and leases, and a previous version's
+ * expired leases, go meanwhile.
  */
 export async function renewInstance(em: EntityManager, instanceId: string, held: () => { id: string; userId: number }[]): Promise<void> {
-  const [{ inserted }] = await em.execute<{ inserted: boolean }[]>(
+  await em.execute(
     `insert into socket_instances (id, expires_at) values (?, now() + make_interval(secs => ?))
-     on conflict (id) do update set expires_at = excluded.expires_at returning (xmax = 0) as inserted`,
+     on conflict (id) do update set expires_at = excluded.expires_at`,
     [instanceId, LEASE_SECONDS],
   );
-  if (inserted) {
-    const leases = held();
-    for (let i = 0; i < leases.length; i += 1000) {
-      const part = leases.slice(i, i + 1000);
-      await em.execute(
-        `insert into socket_leases (id, user_id, instance_id, expires_at)
-         select unnest(?::varchar[]), unnest(?::int[]), ?, now() + make_interval(secs => ?) on conflict (id) do nothing`,
-        [`{${part.map((l) => l.id).join(',')}}`, `{${part.map((l) => l.userId).join(',')}}`, instanceId, LEASE_SECONDS],
-      );
-    }
-  }
+  const leases = held();
+  await em.execute(
+    `with held as (select unnest(?::varchar[]) as id, unnest(?::int[]) as user_id),
+     gone as (
+       delete from socket_leases l where l.instance_id = ? and not exists (select 1 from held h where h.id = l.id)
+         and l.expires_at <= now() + make_interval(secs => ?))
+     insert into socket_leases (id, user_id, instance_id, expires_at)
+     select id, user_id, ?, now() + make_interval(secs => ?) from held on conflict (id) do nothing`,
+    [
+      `{${leases.map((l) => l.id).join(',')}}`,
+      `{${leases.map((l) => l.userId).join(',')}}`,
+      instanceId,
+      // Taken before the previous renewal: a lease being taken now is in `held` or newer than this.
+      LEASE_SECONDS - RENEW_EVERY_MS / 1000,
+      instanceId,
+      LEASE_SECONDS,
+    ],
+  );
   await em.execute(
     `with dead as (delete from socket_instances where expires_at <= now() - make_interval(secs => ?) returning id)
      delete from socket_leases where instance_id in (select id from dead) or (instance_id is null and expires_at <= now())`,
     [FORGET_AFTER_SECONDS],
   );
+}
+
+/** This instance leaves the count at once (a graceful stop): its row and leases are deleted. */
+export async function leaveCount(em: EntityManager, instanceId: string): Promise<void> {
+  await em.execute(`with gone as (delete from socket_instances where id = ?) delete from socket_leases where instance_id = ?`, [
+    instanceId,
+    instanceId,
+  ]);
 }
 
 export async function dropLease(em: EntityManager, id: string): Promise<void> {

@@ -204,7 +204,7 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
     /** Websockets open now (the metrics' gauge). */
     open: () => wss.clients.size,
     async dispose() {
-      guard.dispose();
+      await guard.dispose();
       await revocations.return?.();
       await cleanup.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

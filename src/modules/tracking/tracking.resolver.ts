@@ -47,6 +47,8 @@ export class TrackingResolver {
     @Arg('storeId', () => Int, { nullable: true }) _storeId: number | null,
     @Arg('afterSeqs', () => [OrderSeqInput], {
       nullable: true,
+      // Checked once at subscribe (storesStream), not again for each event.
+      validate: false,
       description:
         'A resume: the last seq received of each order the board holds. Sent first: the events after those, and the events of ' +
         "the stores' other orders of the last 10 minutes (new orders); then live ones, each once. Omitted: only what happens from now on.",

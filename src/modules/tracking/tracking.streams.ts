@@ -22,6 +22,8 @@ export async function orderStream(ctx: Context, orderId: number, afterSeq: numbe
 
 /** A board's resume also replays the stores' other orders' events of this long (orders it did not hold: new ones). */
 export const BOARD_RESUME_WINDOW_SECONDS = 600;
+/** How far back a stream without a resume point reads on subscribing and on each catch-up. */
+const RECENT_SECONDS = 60;
 /** At most this many orders in a board's resume point. */
 export const MAX_RESUME_ORDERS = 1000;
 
@@ -37,6 +39,9 @@ export function storesStream(
 ): Promise<AsyncIterable<OrderEventMessage>> {
   if (afterSeqs && afterSeqs.length > MAX_RESUME_ORDERS) {
     throw invalidField('afterSeqs', `afterSeqs may hold at most ${MAX_RESUME_ORDERS} orders`);
+  }
+  if (afterSeqs?.some(({ orderId, seq }) => orderId < 1 || seq < 0)) {
+    throw invalidField('afterSeqs', 'each orderId must be 1 or more and each seq 0 or more');
   }
   const live = Repeater.merge(storeIds.map((id) => subscribeEvents(ctx.services.pubSub, topics.store(id))));
   return caughtUp(ctx, live, { column: 'store_id', ids: storeIds }, afterSeqs ?? undefined);
@@ -61,9 +66,13 @@ async function caughtUp(
   resume?: { orderId: number; seq: number }[],
 ): Promise<AsyncIterable<OrderEventMessage>> {
   const sent = new Map<number, number>(); // order id -> last seq sent
-  const recent = () => recentEvents(ctx, orders.column, orders.ids);
+  const recent = () => recentEvents(ctx, orders.column, orders.ids, RECENT_SECONDS);
+  const resuming = resume !== undefined && orders.column === 'store_id';
+  // An order with no event in the window read below (not in `sent` after it) has had every event
+  // since the window's start after this subscription: those are news, its older ones are not.
+  const newsSince = Date.now() - (resuming ? BOARD_RESUME_WINDOW_SECONDS : RECENT_SECONDS) * 1000;
   let missed: OrderEventMessage[] = [];
-  if (resume && orders.column === 'store_id') {
+  if (resume && resuming) {
     for (const { orderId, seq } of resume) sent.set(orderId, Math.max(seq, sent.get(orderId) ?? 0));
     const seen = [...sent].map(([orderId, seq]) => ({ orderId, seq }));
     missed = await missedStoreEvents(ctx.em, orders.ids, seen, BOARD_RESUME_WINDOW_SECONDS);
@@ -80,6 +89,10 @@ async function caughtUp(
     sent.set(event.orderId, event.seq);
     return true;
   };
+  // A consumer's return() waits for the generator's next yield; a quiet store's stream may wait
+  // on the bus for hours, so its return() also resolves `stopped`, which ends the wait now.
+  let stop!: () => void;
+  const stopped = new Promise<'stop'>((resolve) => (stop = () => resolve('stop')));
   async function* stream(): AsyncGenerator<OrderEventMessage> {
     const bus = {};
     let catchUp: { promise: Promise<'catch-up'>; cancel: () => void } = catchUpIn(CATCH_UP_AFTER_MS);
@@ -88,7 +101,8 @@ async function caughtUp(
       missed = [];
       for (const event of replay) if (isNew(event)) yield event;
       for (;;) {
-        const next = await Promise.race([pending, catchUp.promise]);
+        const next = await Promise.race([pending, catchUp.promise, stopped]);
+        if (next === 'stop') return;
         if (next === 'catch-up') {
           for (const event of await recent()) if (isNew(event)) yield event;
           catchUp = nextCatchUp(ctx.services, bus);
@@ -97,11 +111,15 @@ async function caughtUp(
         if (next.done) return;
         pending = iterator.next();
         const event = next.value;
-        const last = sent.get(event.orderId);
+        const last = sent.get(event.orderId) ?? (orders.column === 'store_id' ? 0 : undefined);
         if (last !== undefined && event.seq > last + 1) {
-          // A gap (a message lost, or two instances' messages crossing): what lies between first.
+          // A gap (a message lost, two instances' messages crossing; on a board, also a new
+          // order's first events, each of the store's; a driver hears an order from its assignment on): what lies between first.
+          const known = sent.has(event.orderId);
           const between = await storedEventsAfter(ctx.em, { id: event.orderId, storeId: event.storeId }, last);
-          for (const stored of between) if (stored.seq < event.seq && isNew(stored)) yield stored;
+          for (const stored of between) {
+            if (stored.seq < event.seq && (known || Date.parse(stored.at) > newsSince) && isNew(stored)) yield stored;
+          }
         }
         if (isNew(event)) yield event;
       }
@@ -110,5 +128,8 @@ async function caughtUp(
       await iterator.return?.();
     }
   }
-  return stream();
+  const generator = stream();
+  const end = generator.return.bind(generator);
+  generator.return = (value) => (stop(), end(value));
+  return generator;
 }

@@ -1,4 +1,3 @@
-import { Min } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CoordinateField } from '../../common/coordinate-field';
 import { OrderEventMessage } from '../orders/order-events';
@@ -36,9 +35,13 @@ export function toUpdate(event: OrderEventMessage): OrderUpdate {
   };
 }
 
-/** A board's resume point for one order: the last seq it received of that order. */
+/**
+ * A board's resume point for one order: the last seq it received of that order. Checked once,
+ * at subscribe (tracking.streams.ts `storesStream`), not by validators: they would run again
+ * for each event, and a shared result is executed for one subscriber on behalf of all.
+ */
 @InputType({ description: "The last seq a board received of one order (storeOrderUpdates' afterSeqs)." })
 export class OrderSeqInput {
-  @Field(() => Int) @Min(1) orderId!: number;
-  @Field(() => Int) @Min(0) seq!: number;
+  @Field(() => Int, { description: 'An order id, 1 or more.' }) orderId!: number;
+  @Field(() => Int, { description: '0 or more.' }) seq!: number;
 }
