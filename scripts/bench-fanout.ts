@@ -66,6 +66,8 @@ interface Follower {
   lastSeq: number;
   disorder: number;
   ages: number[];
+  /** The order followed (the service's followers). */
+  orderId?: number;
 }
 
 /**
@@ -149,7 +151,7 @@ export async function followService(url: string, orders: { id: number; token: st
   const concurrency = Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * orders.length;
   await openSockets(`${url.replace('http', 'ws')}/graphql`, orders.length * perOrder, concurrency, async (socket, k) => {
     const order = orders[k % orders.length];
-    const follower: Follower = { socket, seen: new Map(), lastSeq: 0, disorder: 0, ages: [] };
+    const follower: Follower = { socket, seen: new Map(), lastSeq: 0, disorder: 0, ages: [], orderId: order.id };
     let id = 0;
     let initSent = 0;
     let subscribeSent = 0;
@@ -349,6 +351,10 @@ export interface FanoutResult {
     cpuMs: number | null;
     /** Opening the followers' sockets and subscriptions: wall time, the service's CPU time, each socket's phases. */
     open: { seconds: number; cpuMs: number | null; phases: OpenPhases };
+    /** Each store step's request, sent to answered (its transaction, commit, publish). */
+    stepMs: number[];
+    /** Per event: its age at its first follower, and oldest − first. */
+    firstAndSpread: { first: number; spread: number }[];
     lost: number;
     duplicated: number;
     disorder: number;
@@ -469,10 +475,16 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
     const profiling = Boolean(o.env.BENCH_CPU_PROFILE) && !profilingOpen;
     if (profiling) process.kill(server.pid, 'SIGUSR2');
     const cpuBefore = cpuMs(server.pid);
-    await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'preparing')));
+    const stepMs: number[] = [];
+    const timedStep = async (id: number, name: 'preparing' | 'ready') => {
+      const started = Date.now();
+      await step(server.url, world.ownerToken, id, name);
+      stepMs.push(Date.now() - started);
+    };
+    await Promise.all(world.orders.map((order) => timedStep(order.id, 'preparing')));
     await arrived(followers, 3);
     await sleep(200);
-    await Promise.all(world.orders.map((order) => step(server.url, world.ownerToken, order.id, 'ready')));
+    await Promise.all(world.orders.map((order) => timedStep(order.id, 'ready')));
     await arrived(followers, 4);
     const cpuAfter = cpuMs(server.pid);
     if (profiling) {
@@ -481,6 +493,15 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
     }
     const sorted = ages(followers, 2);
     const f = faults(followers, 4);
+    // Per event (an order's step): the age at its first follower (the step's transaction, its
+    // commit, the publish and the first write) and its spread (oldest − first: the fan-out).
+    const firstAndSpread: { first: number; spread: number }[] = [];
+    for (const order of world.orders) {
+      for (const index of [2, 3]) {
+        const of = followers.filter((x) => x.orderId === order.id && x.ages.length > index).map((x) => x.ages[index]);
+        if (of.length) firstAndSpread.push({ first: Math.min(...of), spread: Math.max(...of) - Math.min(...of) });
+      }
+    }
     await closeAll(followers);
     return {
       followers: followers.length,
@@ -490,6 +511,8 @@ async function bigRun(o: FanoutOptions, orders: number, perOrder: number) {
       kbPerSocket: before !== null && after !== null ? ((after - before) * 1024) / followers.length : null,
       cpuMs: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
       open,
+      stepMs,
+      firstAndSpread,
       ...f,
     };
   } finally {
@@ -564,6 +587,11 @@ export function printFanout(r: FanoutResult): void {
       const sorted = [...values].sort((x, y) => x - y);
       return `p50 ${percentile(sorted, 0.5)} / p99 ${percentile(sorted, 0.99)} ms`;
     };
+    const range = (values: number[]) => (values.length ? `${Math.min(...values)}–${Math.max(...values)} ms` : '?');
+    console.log(
+      `Where an event's age goes (${b.firstAndSpread.length} events): its age at its first follower ${range(b.firstAndSpread.map((x) => x.first))}, ` +
+        `its spread to the last (oldest − first) ${range(b.firstAndSpread.map((x) => x.spread))}; the store steps' requests ${range(b.stepMs)}`,
+    );
     console.log(
       `Opening the ${b.followers} followers (${Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * (b.followers / r.followers)} at a time): ${b.open.seconds.toFixed(1)} s, the service's CPU ${f0(b.open.cpuMs)} ms; ` +
         `per socket: upgrade ${phase(b.open.phases.upgrade)}, connection_init → ack ${phase(b.open.phases.init)}, subscribe → live ${phase(b.open.phases.subscribe)}`,

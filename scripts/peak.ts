@@ -186,8 +186,10 @@ type SocketOf = () => Promise<Client>;
  * seen of each order of its store), as a client resumes.
  */
 function follow(socketOf: SocketOf, follower: Follower, query: string, variables: () => Record<string, unknown>, field: string): void {
-  const failed = () => {
+  const failed = (error: unknown) => {
     follower.errors += 1;
+    const why = errorReason(error);
+    streamErrorReasons.set(why, (streamErrorReasons.get(why) ?? 0) + 1);
     if (!resuming || follower.errors > MAX_RESUMES) return;
     follower.generation += 1;
     setTimeout(() => follow(socketOf, follower, query, variables, field), 300);
@@ -224,6 +226,15 @@ function follow(socketOf: SocketOf, follower: Follower, query: string, variables
     );
   };
   socketOf().then(subscribeOn, failed);
+}
+
+/** Why followers' streams failed: a close code and reason, a GraphQL error's message, or an error's. */
+const streamErrorReasons = new Map<string, number>();
+function errorReason(error: unknown): string {
+  if (Array.isArray(error)) return String((error[0] as { message?: string } | undefined)?.message ?? 'a GraphQL error').slice(0, 80);
+  const close = error as { code?: number; reason?: string } | undefined;
+  if (typeof close?.code === 'number') return `closed ${close.code}${close.reason ? ` ${close.reason}` : ''}`;
+  return (error instanceof Error ? error.message : String(error)).slice(0, 80);
 }
 
 /** Each tracked order's last stored seq when the followers were set up (0 for an order placed later). */
@@ -606,7 +617,10 @@ async function main() {
   );
   console.log(`| checkouts | ${perSecond(count.checkouts)}/s (${count.checkoutsFailed} failed) | |`);
   console.log(`| store and driver steps | ${perSecond(count.steps)}/s (${count.stepsFailed} refused) | |`);
-  console.log(`| events delivered to followers | ${delivered} (${streamErrors} stream errors, each followed by a resume) | |`);
+  const reasons = [...streamErrorReasons].map(([why, n]) => `${n} × ${why}`).join('; ');
+  console.log(
+    `| events delivered to followers | ${delivered} (${streamErrors} stream errors, each followed by a resume${reasons ? `: ${reasons}` : ''}) | |`,
+  );
   console.log(
     `| events lost | ${lost} (customers ${lostByCustomers}, boards ${lost - lostByCustomers}) | 0: ${lost === 0 ? 'met' : '**not met**'} |`,
   );
