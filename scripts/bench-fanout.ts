@@ -81,13 +81,14 @@ export interface OpenPhases {
   subscribe: number[];
 }
 const newPhases = (): OpenPhases => ({ upgrade: [], init: [], subscribe: [] });
+/** BENCH_OPEN_PER_CUSTOMER: sockets each customer opens at once (default 2). */
+function openPerCustomer(): number {
+  const n = Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_OPEN_PER_CUSTOMER must be a whole number of 1 or more, not "${process.env.BENCH_OPEN_PER_CUSTOMER}"`);
+  return n;
+}
 let phases = newPhases();
-/** The phases of the sockets opened since the last call (and a fresh record). */
-export const takeOpenPhases = (): OpenPhases => {
-  const taken = phases;
-  phases = newPhases();
-  return taken;
-};
 
 /** Sockets or subscriptions refused while being set up and tried again (a busy service answers 503-like errors). */
 let retries = 0;
@@ -148,7 +149,7 @@ export async function followService(url: string, orders: { id: number; token: st
   const followers: Follower[] = [];
   // Two at a time per customer (BENCH_OPEN_PER_CUSTOMER): a customer's sockets take their lease one
   // after the other (socket-leases.ts: one statement under the user's lock); 8 opened no faster.
-  const concurrency = Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * orders.length;
+  const concurrency = openPerCustomer() * orders.length;
   await openSockets(`${url.replace('http', 'ws')}/graphql`, orders.length * perOrder, concurrency, async (socket, k) => {
     const order = orders[k % orders.length];
     const follower: Follower = { socket, seen: new Map(), lastSeq: 0, disorder: 0, ages: [], orderId: order.id };
@@ -593,7 +594,7 @@ export function printFanout(r: FanoutResult): void {
         `its spread to the last (oldest − first) ${range(b.firstAndSpread.map((x) => x.spread))}; the store steps' requests ${range(b.stepMs)}`,
     );
     console.log(
-      `Opening the ${b.followers} followers (${Number(process.env.BENCH_OPEN_PER_CUSTOMER ?? 2) * (b.followers / r.followers)} at a time): ${b.open.seconds.toFixed(1)} s, the service's CPU ${f0(b.open.cpuMs)} ms; ` +
+      `Opening the ${b.followers} followers (${openPerCustomer() * (b.followers / r.followers)} at a time): ${b.open.seconds.toFixed(1)} s, the service's CPU ${f0(b.open.cpuMs)} ms; ` +
         `per socket: upgrade ${phase(b.open.phases.upgrade)}, connection_init → ack ${phase(b.open.phases.init)}, subscribe → live ${phase(b.open.phases.subscribe)}`,
     );
   }
