@@ -12,6 +12,9 @@ import { until } from './helpers/ws';
 const t = useOrderWorld();
 
 const sql = (query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute(query, params);
+/** Sessions of this database waiting on a lock (a retry behind a first request's claim). */
+const lockWaiters = async () =>
+  Number((await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n);
 const countOrders = async () => Number((await sql('select count(*) as n from orders'))[0].n);
 
 describe('POST /api/v1/customer/orders', () => {
@@ -293,13 +296,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
       await once(holder.stdout, 'data');
       const retry = placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-killed' });
       // The retry waits on the holder's uncommitted claim (a lock wait), not answering 409.
-      await until(
-        async () =>
-          Number(
-            (await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n,
-          ) === 1,
-        "the retry waiting on the holder's claim",
-      );
+      await until(async () => (await lockWaiters()) === 1, "the retry waiting on the holder's claim");
       holder.kill('SIGKILL');
       const res = await retry;
       expect(res.status).toBe(201);
@@ -321,13 +318,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
         t.w.customer.user.id,
       ]);
       const retry = placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-reread' });
-      await until(
-        async () =>
-          Number(
-            (await sql(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n,
-          ) === 1,
-        "the retry waiting on the holder's claim",
-      );
+      await until(async () => (await lockWaiters()) === 1, "the retry waiting on the holder's claim");
       // While it waits, the cola costs 1 more; then the first request fails.
       await sql(`update products set price_cents = price_cents + 100 where id = ?`, [t.w.cola.id]);
       await new Promise((resolve) => setTimeout(resolve, 150));

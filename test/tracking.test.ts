@@ -235,11 +235,12 @@ describe('subscription storeOrderUpdates', () => {
 describe('storeOrderUpdates resumed with afterSeqs', () => {
   const BOARD = `subscription($after: [OrderSeqInput!]) { storeOrderUpdates(afterSeqs: $after) { orderId seq status } }`;
   type BoardUpdate = { orderId: number; seq: number; status: string };
+  const boardTopic = () => `store:${t.w.owner.store.id}`;
+  /** Bus listeners of the owner's store: a board counts once its subscription is set up. */
+  const listening = () => t.server.app.listeners(boardTopic());
 
   it('a board that reconnects gets what it missed, once, in order, then live events', async () => {
-    // A stream closed by its client leaves the bus at its next event: count from what is there.
-    const topic = `store:${t.w.owner.store.id}`;
-    const listening = () => t.server.app.listeners(topic);
+    // Other tests' boards may still be on the bus: count from what is there.
     const before = listening();
     const first = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
     await until(() => listening() > before, "the board's subscription");
@@ -293,8 +294,6 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
   });
 
   it("a new order whose first event never reached the board's instance: the board gets it before the second", async () => {
-    const topic = `store:${t.w.owner.store.id}`;
-    const listening = () => t.server.app.listeners(topic);
     const before = listening();
     const board = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
     await until(() => listening() > before, "the board's subscription");
@@ -304,7 +303,7 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
     const lost = jest
       .spyOn(pubSub, 'publish')
       .mockImplementation(((name: string, payload: never) =>
-        name === topic ? undefined : publish(name, payload)) as typeof pubSub.publish);
+        name === boardTopic() ? undefined : publish(name, payload)) as typeof pubSub.publish);
     const placed = (await placeOrder(t.server, t.w)).body.data.order_id;
     lost.mockRestore();
     await store(placed, 'accept');
@@ -315,8 +314,6 @@ describe('storeOrderUpdates resumed with afterSeqs', () => {
   });
 
   it('a board closed by its client leaves the bus at once, with no event to wake it', async () => {
-    const topic = `store:${t.w.owner.store.id}`;
-    const listening = () => t.server.app.listeners(topic);
     const before = listening();
     const board = subscribe<BoardUpdate>(client(t.w.owner.token), BOARD);
     await until(() => listening() > before, "the board's subscription");

@@ -138,30 +138,12 @@ export async function storedEventsAfter(
   afterSeq: number,
 ): Promise<OrderEventMessage[]> {
   // Raw rows: a long-lived subscription must not fill its EntityManager with events.
-  const rows = await em.execute<
-    {
-      seq: number;
-      type: OrderEventType;
-      status: string;
-      created_at: Date;
-      data: Record<string, unknown> | null;
-      driver_id: number | null;
-    }[]
-  >(
+  const rows = await em.execute<Omit<StoredEventRow, 'order_id' | 'store_id'>[]>(
     `select e.seq, e.type, e.status, e.created_at, e.data, o.driver_id
      from order_events e join orders o on o.id = e.order_id where e.order_id = ? and e.seq > ? order by e.seq`,
     [order.id, afterSeq],
   );
-  return rows.map((e) => ({
-    orderId: order.id,
-    seq: e.seq,
-    type: e.type,
-    status: e.status,
-    at: new Date(e.created_at).toISOString(),
-    data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
-    storeId: order.storeId,
-    driverId: e.driver_id,
-  }));
+  return rows.map((e) => fromStoredRow({ ...e, order_id: order.id, store_id: order.storeId }));
 }
 
 type StoredEventRow = {
