@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { Client } from 'pg';
-import { insertOrder, NewOrder } from '../src/modules/orders/checkout-query';
+import { cartColumns } from '../src/modules/orders/cart-pricing';
+import { checkoutPlaceStatement, insertOrder, NewOrder } from '../src/modules/orders/checkout-query';
+import { localTimesOf } from '../src/modules/stores/local-time';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 import { watchStatements } from './helpers/statements';
@@ -237,6 +239,38 @@ describe('POST /api/v1/customer/orders', () => {
       'COMMIT;',
       'with c0 as',
     ]);
+  });
+
+  it("reads on its prepared statement's generic plan: planned once per connection, not on every checkout", async () => {
+    // PostgreSQL keeps a prepared statement's generic plan only when it looks no costlier than the
+    // custom plans it made first; a cart's ids seen as values made every custom plan look
+    // cheaper (docs/perf/2026-11-27-checkout-2.md), so checkout's read was planned each time.
+    const [{ timezone }] = await sql(`select timezone from stores where id = ?`, [t.w.owner.store.id]);
+    const { sql: text, params } = checkoutPlaceStatement(
+      { storeId: t.w.owner.store.id, addressId: t.w.addressId, userId: t.w.customer.user.id },
+      localTimesOf([timezone as string], new Date()),
+      cartColumns([
+        { productId: t.w.pizza.id, quantity: 1, options: [t.w.pizza.sizes[0]], supplements: [t.w.pizza.cheese] },
+        { productId: t.w.cola.id, quantity: 2 },
+      ]),
+      null,
+    );
+    let n = 0;
+    const native = text.replace(/\?/g, () => `$${++n}`);
+    const client = new Client({ connectionString: t.server.db.orm.config.get('clientUrl') });
+    await client.connect();
+    try {
+      for (let run = 0; run < 8; run++) {
+        const [row] = (await client.query({ name: 'checkout_place', text: native, values: params })).rows;
+        expect(row.store).toMatchObject({ id: t.w.owner.store.id, open: true, zoneKnown: true });
+        expect(row.products).toHaveLength(2);
+      }
+      const [plans] = (await client.query(`select generic_plans, custom_plans from pg_prepared_statements where name = 'checkout_place'`))
+        .rows;
+      expect(Number(plans.generic_plans)).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
   });
 
   it('answers 401 without a token', async () => {

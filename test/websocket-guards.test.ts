@@ -10,7 +10,7 @@ import { Factory } from './helpers/factories';
 import { orderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
-import { initSocket, rawSocket, RawSocket, until } from './helpers/ws';
+import { frameHeaderOnly, initSocket, rawSocket, RawSocket, until } from './helpers/ws';
 
 let server: TestServer;
 let make: Factory;
@@ -41,16 +41,10 @@ const serverWith = async (env: Record<string, string>) => {
 const ORDER_UPDATES = (orderId: number) => ({ query: `subscription { orderUpdates(orderId: ${orderId}) { seq status } }` });
 
 describe('frames', () => {
-  it('closes a socket that sends a 1 MB frame before authenticating (1009), without buffering it', async () => {
-    const before = process.memoryUsage().rss;
-    const raws = Array.from({ length: 10 }, () => track(rawSocket(server.wsUrl)));
-    await Promise.all(raws.map((r) => r.opened));
-    const frame = JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(1024 * 1024) } });
-    raws.forEach((r) => r.send(frame));
-    const closes = await Promise.all(raws.map((r) => r.closed));
-    expect(closes.map((c) => c.code)).toEqual(Array(10).fill(1009));
-    // Ten 1 MB frames were refused from their headers; RSS is what it was (within noise).
-    expect(process.memoryUsage().rss - before).toBeLessThan(24 * 1024 * 1024);
+  it('closes a socket that announces a 1 MB frame before authenticating (1009), from the header alone', async () => {
+    // Only the frame's header is sent: a server that buffered the megabyte before refusing it would wait forever.
+    const codes = await Promise.all(Array.from({ length: 10 }, () => frameHeaderOnly(server.wsUrl, 1024 * 1024)));
+    expect(codes).toEqual(Array(10).fill(1009));
   });
 
   it('still serves frames of a normal size', async () => {

@@ -1,5 +1,7 @@
 /** The real graphql-ws client over a real websocket, with helpers to await what arrives. */
 import { Client, createClient } from 'graphql-ws';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 
 export function wsClient(url: string, token?: string): Client {
@@ -167,4 +169,46 @@ export async function initSocket(url: string, token: string): Promise<RawSocket>
   raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
   await raw.next('connection_ack');
   return raw;
+}
+
+/**
+ * Opens a websocket by hand and sends only the header of a text frame announcing `length`
+ * bytes (and none of them): resolves with the close code the server answers. A server that
+ * waited for (buffered) the payload before judging it would never answer.
+ */
+export function frameHeaderOnly(url: string, length: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url.replace(/^ws/, 'http'), {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+        'Sec-WebSocket-Protocol': 'graphql-transport-ws',
+      },
+    });
+    request.on('error', reject);
+    request.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    request.on('upgrade', (_res, socket) => {
+      // FIN + text, masked with a 64-bit length, then the mask key (RFC 6455 §5.2).
+      const header = Buffer.alloc(14);
+      header[0] = 0x81;
+      header[1] = 0x80 | 127;
+      header.writeBigUInt64BE(BigInt(length), 2);
+      randomBytes(4).copy(header, 10);
+      socket.write(header);
+      let received = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        // The server's close frame: opcode 8, unmasked, its payload's first two bytes the code.
+        if (received.length >= 4 && (received[0] & 0x0f) === 8) {
+          resolve(received.readUInt16BE(2));
+          socket.destroy();
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => reject(new Error('closed without a close frame')));
+    });
+    request.end();
+  });
 }

@@ -49,6 +49,16 @@ const ids = (list: number[]) => (list.length > 0 ? list : [null]);
  */
 const idArray = (list: number[]) => `{${list.map((id) => Math.trunc(id)).join(',')}}`;
 
+/**
+ * `idArray`'s placeholder as `= any(...)` reads it, behind a scalar subquery: PostgreSQL then
+ * estimates the list at 10 ids whether or not it sees the values, so a prepared statement's
+ * generic plan costs no more than a custom one and is kept. With the values seen, a custom
+ * plan of a 1–3 id cart looked 4–5× cheaper than the generic plan's 10 ids (the same index
+ * lookups), and checkout's read was planned anew on every execution: 0.5 ms of PostgreSQL CPU
+ * per checkout (docs/perf/2026-11-27-checkout-2.md; guarded by test/checkout.test.ts).
+ */
+const ID_LIST = '(select ?::int[])::int[]';
+
 /** Rows of `select` as one JSON array (`[]` for none): a part of a statement that answers several lists. */
 const jsonRows = (select: string) => `(select coalesce(json_agg(r), '[]') from (${select}) r)`;
 
@@ -66,11 +76,11 @@ export interface PricingRows {
  */
 export function pricingColumns(productIds: number[], valueIds: number[], supplementIds: number[]): { sql: string; params: string[] } {
   return {
-    sql: `${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id = any(?::int[])`)} as products,
-       ${jsonRows(`select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id = any(?::int[])`)} as groups,
+    sql: `${jsonRows(`select p.id, p.store_id, p.name, p.price_cents, (${VISIBLE_PRODUCT}) as visible from products p where p.id = any(${ID_LIST})`)} as products,
+       ${jsonRows(`select id, product_id, name, is_required, min_select, max_select from product_option_groups where product_id = any(${ID_LIST})`)} as groups,
        ${jsonRows(`select v.id, v.group_id, g.product_id, v.name, v.price_cents
-                   from product_option_values v join product_option_groups g on g.id = v.group_id where v.id = any(?::int[])`)} as "values",
-       ${jsonRows(`select id, product_id, name, price_cents from product_supplements where id = any(?::int[])`)} as supplements`,
+                   from product_option_values v join product_option_groups g on g.id = v.group_id where v.id = any(${ID_LIST})`)} as "values",
+       ${jsonRows(`select id, product_id, name, price_cents from product_supplements where id = any(${ID_LIST})`)} as supplements`,
     params: [idArray(productIds), idArray(productIds), idArray(valueIds), idArray(supplementIds)],
   };
 }

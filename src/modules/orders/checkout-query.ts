@@ -81,7 +81,7 @@ export function checkoutPlaceStatement(
     sql: `${claim ? `with claim as (${CLAIM_SQL}, clock_timestamp() as at) ` : ''}select
        case when s.id is null then null else json_build_object(
          'id', s.id, 'isActive', s.is_active, 'freeDelivery', s.free_delivery, 'deliveryPriceCents', s.delivery_price_cents,
-         'timezone', s.timezone, 'open', coalesce(store_is_open(s.id, k.times), false), 'zoneKnown', jsonb_exists(k.times, s.timezone))
+         'timezone', s.timezone, 'open', coalesce(so.open, false), 'zoneKnown', jsonb_exists(k.times, s.timezone))
        end as store,
        case when a.id is null then null else json_build_object(
          'id', a.id, 'label', a.label, 'line1', a.line1, 'line2', a.line2, 'city', a.city,
@@ -94,6 +94,7 @@ export function checkoutPlaceStatement(
        ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
+     left join lateral store_open_at(s.id, k.times) so on true
      left join user_addresses a on a.id = k.address_id and a.user_id = k.user_id`,
     params: [...(claim ? [at.userId, claim.key, claim.hash] : []), ...cart.params, at.storeId, at.addressId, at.userId, localTimes],
   };
@@ -101,7 +102,8 @@ export function checkoutPlaceStatement(
 
 /**
  * The store, the customer's address, whether the store delivers there and the cart's rows.
- * `localTimes`: wall-clock times by zone (store_is_open's argument); `cart`: the pricing
+ * `localTimes`: wall-clock times by zone (store_open_at's argument, joined so that the prepared
+ * statement plans the "open now" rule with the rest: store_is_open is planned on every call); `cart`: the pricing
  * columns of the cart (cart-pricing.ts `cartColumns`); `claim`: the key to claim first
  * (`claimed` answers whether this transaction took it; null without a claim).
  */
