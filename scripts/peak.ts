@@ -536,11 +536,19 @@ async function main() {
       await db.query<{ pid: number }>(`select pid from pg_stat_activity where application_name like $1`, [`peak-${process.pid} %`])
     ).rows.map((r) => r.pid);
   const pgPids = await backends();
+  // A process gone (an instance killed, its backends) counts with its last reading (taken every 5 s and before a kill).
+  const lastCpu = new Map<number, number>();
+  const cpuKept = (pids: number[]) =>
+    pids.reduce((sum, pid) => {
+      const now = cpuSeconds([pid]);
+      if (now > 0 || !lastCpu.has(pid)) lastCpu.set(pid, now);
+      return sum + lastCpu.get(pid)!;
+    }, 0);
   const cpuOf = () => ({
-    instances: instances.map((i) => cpuSeconds([i.process.pid!])),
+    instances: instances.map((i) => cpuKept([i.process.pid!])),
     simulator: process.cpuUsage(),
-    redis: cpuSeconds([redis.process.pid!]),
-    postgres: cpuSeconds(pgPids),
+    redis: cpuKept([redis.process.pid!]),
+    postgres: cpuKept(pgPids),
     machine: machineCpu(),
   });
   const stopSelfProfile = args.profile ? await profileSelf(args.profile) : undefined;
@@ -565,6 +573,7 @@ async function main() {
   for (let now = Date.now(), slot = 0; now < until; now = Date.now(), slot++) {
     if (args.kill && killedAt === undefined && now - t0 >= (SECONDS * 1000) / 2) {
       killedAt = Math.round((now - t0) / 1000);
+      cpuOf();
       dead.add(1);
       instances[1].process.kill('SIGKILL');
       console.log(`killed the second instance (SIGKILL) at ${killedAt} s; load average ${load()}`);
@@ -621,7 +630,10 @@ async function main() {
         }
       });
     }
-    if (slot % (5000 / tick) === 0) rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+    if (slot % (5000 / tick) === 0) {
+      rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+      cpuOf();
+    }
     await sleep(Math.max(0, t0 + (slot + 1) * tick - Date.now()));
   }
   const elapsed = (Date.now() - t0) / 1000;
