@@ -214,6 +214,8 @@ class Follower {
   readonly last = new Map<number, number>();
   duplicated = 0;
   errors = 0;
+  /** Failures since the last message received (the resume's backoff). */
+  failing = 0;
   completed = 0;
   generation = 0;
   constructor(readonly kind: 'customer' | 'board') {}
@@ -230,9 +232,16 @@ let resentPositions = 0;
 let unmatchedPositions = 0;
 let measuring = false;
 
-/** Resumes after a stream error while this holds (a client resumes; the run counts what it then still misses). */
+/**
+ * Resumes after a stream error while this holds (a client resumes; the run counts what it then
+ * still misses), as a client does: after 0.3 s, the delay doubling with each failure in a row up
+ * to 5 s (a busy service answers "try again shortly"), giving up after MAX_RESUMES failures in a
+ * row (~80 s). Before 2026-11-27 a follower gave up after 20 failures 0.3 s apart, in all: an
+ * overloaded minute's "busy" answers then counted as lost events.
+ */
 let resuming = true;
 const MAX_RESUMES = 20;
+const resumeDelay = (failing: number) => Math.min(5000, 300 * 2 ** (failing - 1));
 
 /**
  * A follower's socket: the one it is on, or (after its instance was killed, or its socket closed)
@@ -248,11 +257,12 @@ type SocketOf = () => Promise<Client>;
 function follow(socketOf: SocketOf, follower: Follower, query: string, variables: () => Record<string, unknown>, field: string): void {
   const failed = (error: unknown) => {
     follower.errors += 1;
+    follower.failing += 1;
     const why = errorReason(error);
     streamErrorReasons.set(why, (streamErrorReasons.get(why) ?? 0) + 1);
-    if (!resuming || follower.errors > MAX_RESUMES) return;
+    if (!resuming || follower.failing > MAX_RESUMES) return;
     follower.generation += 1;
-    setTimeout(() => follow(socketOf, follower, query, variables, field), 300);
+    setTimeout(() => follow(socketOf, follower, query, variables, field), resumeDelay(follower.failing));
   };
   const subscribeOn = (client: Client) => {
     // A position reported before this subscription is the driver's stored one, resent on subscribe:
@@ -262,6 +272,7 @@ function follow(socketOf: SocketOf, follower: Follower, query: string, variables
       { query, variables: variables() },
       {
         next: ({ data }) => {
+          follower.failing = 0;
           const update = data?.[field];
           if (!update) return;
           const lag = Date.now() - Date.parse(update.at);
