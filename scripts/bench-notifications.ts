@@ -16,7 +16,6 @@
  *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 150] [--rounds 3] [--concurrency 8] [--web-push]
  */
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FakeFcm, ReceivedPush } from '../test/helpers/fake-fcm';
 import { FakePushService } from '../test/helpers/fake-push-service';
@@ -25,20 +24,7 @@ import { signInDevice, NOTIFY_ENV } from '../test/helpers/notifications';
 import { orderWorld, placeOrder } from '../test/helpers/orders';
 import { startTestServer } from '../test/helpers/server';
 import { outboxSettings } from '../src/modules/notifications/outbox';
-
-/** CPU seconds (user + system) of some processes, from /proc (0 for those gone or unreadable). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    } catch {
-      // gone, or not on this machine
-    }
-  }
-  return ticks / 100;
-}
+import { cpuSeconds } from './bench-process';
 
 /**
  * The fake FCM in a process of its own (this script, forked with `--fake-fcm`): FCM's own work is

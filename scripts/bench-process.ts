@@ -145,3 +145,25 @@ export function openGraphqlSocket(
     });
   });
 }
+
+/** CPU seconds the whole machine spent (every process, other engineers' too) and the seconds of cores that passed. */
+export function machineCpu(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + (fields[4] ?? 0);
+  return { busy: (fields.reduce((a, b) => a + b, 0) - idle) / 100, total: fields.reduce((a, b) => a + b, 0) / 100 };
+}
+
+/** CPU seconds (user + system) of some processes, from /proc (0 for those gone). */
+export function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
+}

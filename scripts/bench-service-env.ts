@@ -1,7 +1,8 @@
 /**
  * The environment the benches run the service in (production mode, no logs, a fixed signing
- * secret, the WhatsApp sender faked): scripts/bench.ts's servers and scripts/reach-edits-bench.ts's
- * in-process service. The database and the answer cache are each bench's own.
+ * secret, a WhatsApp account of its own): scripts/bench.ts's servers and scripts/reach-edits-bench.ts's
+ * in-process service. The database and the answer cache are each bench's own. `npm run bench` and
+ * `npm run peak` point WhatsApp at a local fake (scripts/bench-fake-channels.ts).
  */
 export const BENCH_SERVICE_ENV = {
   NODE_ENV: 'production',

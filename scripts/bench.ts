@@ -45,6 +45,7 @@ import { capturePlans, formatPlans, groupDigits } from './bench-plans';
 import { BenchDriver, BenchRequest, positionRequests, prepareDrivers } from './bench-drivers';
 import { BenchCustomer, checkoutRequests, prepareCustomers } from './bench-customers';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { startFakeChannels } from './bench-fake-channels';
 import { autocannon, prepareCity, rssMb, rssOfPid, Server, ServerKind, startServer, stopServer } from './bench-process';
 import { benchFanout, FanoutResult, printFanout } from './bench-fanout';
 
@@ -403,6 +404,8 @@ async function main() {
   }
   let failed = false;
   const bySize = new Map<number, Result[]>();
+  // Every outbound channel of the services at a local fake (scripts/bench-fake-channels.ts).
+  const channels = await startFakeChannels();
   for (const stores of sizes) {
     const databaseUrl = await cityDatabase(stores);
     const city = await prepareCity(databaseUrl, stores);
@@ -418,6 +421,7 @@ async function main() {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...BENCH_SERVICE_ENV,
+      ...channels.env,
       DATABASE_URL: databaseUrl,
       READ_CACHE: cache,
     };

@@ -1,6 +1,7 @@
 /**
  * npm run peak -- [--orders 2000] [--seconds 60] [--stores 1000] [--redis up|down]
  *                 [--checkouts-per-second 3] [--steps-per-second 10] [--every 5] [--kill]
+ *                 [--profile <dir>] [--client http|fetch] [--channels fake|default]
  *
  * A city's dinner peak on this machine, loopback only (issue 26): a city of `--stores` stores
  * in `<DATABASE_URL's db>_peak_<stores>` (built once, as the bench builds its cities), a Redis
@@ -31,11 +32,22 @@
  * followers were set up, exactly once over all its subscriptions (a follower whose stream fails
  * resumes, as a client does: after the last seq seen). Exits 1 when an event is lost or duplicated, or any
  * step of the set-up fails. Smoke (CI): npm run peak -- --orders 50 --seconds 10 --stores 300
+ *
+ * The simulator shares the machine's cores with the instances: the run prints the CPU each
+ * process spent over the load (the instances, this process, the run's Redis, the instances'
+ * PostgreSQL backends) and the whole machine's, so a lag can be told the service's, the load
+ * generator's or the other processes' of the machine. `--profile <dir>` writes V8 CPU profiles
+ * of the load: each instance's and this process's. The services' outbound channels point at a
+ * local fake (scripts/bench-fake-channels.ts; `--channels default` leaves WhatsApp at its real,
+ * unreachable address, as runs did before 2026-11-27); `--client fetch` sends the requests with
+ * `fetch` instead of node:http (before 2026-11-27). docs/perf/2026-11-27-peak-2.md.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
    the script reads the service's JSON answers untyped, as the cluster script does */
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { freeLoopbackPort } from '../src/db/postgres-server';
 import os from 'node:os';
@@ -47,8 +59,9 @@ import { serverDatabase } from '../src/db/admin';
 import { Random } from '../src/db/seed/random';
 import { BenchCustomer, cartOf, prepareCustomers } from './bench-customers';
 import { BenchDriver, benchSigner, prepareDrivers } from './bench-drivers';
-import { openGraphqlSocket, prepareCity, rssMb, Server, startServer, stopServer } from './bench-process';
+import { cpuSeconds, machineCpu, openGraphqlSocket, prepareCity, rssMb, Server, startServer, stopServer } from './bench-process';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
+import { startFakeChannels } from './bench-fake-channels';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,6 +75,9 @@ const { values: args } = parseArgs({
     'steps-per-second': { type: 'string', default: '10' },
     every: { type: 'string', default: '5' },
     kill: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    client: { type: 'string', default: 'http' },
+    channels: { type: 'string', default: 'fake' },
   },
 });
 const ORDERS = Number(args.orders);
@@ -73,9 +89,13 @@ const EVERY_S = Number(args.every);
 if (
   ![ORDERS, SECONDS, STORES, EVERY_S].every((n) => Number.isInteger(n) && n > 0) ||
   !(CHECKOUTS_PER_SECOND >= 0 && STEPS_PER_SECOND >= 0) ||
-  !['up', 'down'].includes(args.redis)
+  !['up', 'down'].includes(args.redis) ||
+  !['http', 'fetch'].includes(args.client) ||
+  !['fake', 'default'].includes(args.channels)
 ) {
-  console.error('--orders, --seconds, --stores, --every: whole numbers > 0; the rates: numbers >= 0; --redis up or down');
+  console.error(
+    '--orders, --seconds, --stores, --every: whole numbers > 0; the rates: numbers >= 0; --redis up or down; --client http or fetch; --channels fake or default',
+  );
   process.exit(2);
 }
 /** One store (and board) per ten orders. */
@@ -113,20 +133,60 @@ async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
 // ---------------------------------------------------------------------------------------------
 // Clients
 
-async function call(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
+/**
+ * The simulator's HTTP client: node:http over kept-alive connections (`--client http`, the
+ * default), or `fetch` (`--client fetch`, what the run used before: undici's fetch cost the
+ * simulator about twice the CPU per request, on the cores the instances share;
+ * docs/perf/2026-11-27-peak-2.md).
+ */
+// An idle connection is closed after 4 s, before the service's keep-alive timeout (5 s) closes it.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 });
+function request(
+  base: string,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: string,
+  retried = false,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      base + url,
+      { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed as it was reused: the request never reached it (Node's advice: retry).
+      if (req.reusedSocket && error.code === 'ECONNRESET' && !retried) resolve(request(base, method, url, headers, body, true));
+      else reject(error);
+    });
+    req.end(body);
   });
-  const text = await res.text();
+}
+
+async function call(base: string, method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+  const all = { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  let status: number;
+  let text: string;
+  if (args.client === 'fetch') {
+    const res = await fetch(base + url, { method, headers: all, body: payload });
+    status = res.status;
+    text = await res.text();
+  } else ({ status, text } = await request(base, method, url, all, payload));
   let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = text;
   }
-  return { status: res.status, body: parsed };
+  return { status, body: parsed };
 }
 
 interface Update {
@@ -218,7 +278,9 @@ function follow(socketOf: SocketOf, follower: Follower, query: string, variables
           if (follower.seen.has(key)) follower.duplicated += 1;
           follower.seen.set(key, (follower.seen.get(key) ?? 0) + 1);
           follower.last.set(update.orderId, Math.max(update.seq, follower.last.get(update.orderId) ?? 0));
-          if (measuring && (follower.seen.get(key) ?? 0) === 1 && update.seq > (baseline.get(update.orderId) ?? 0)) lags.event.push(lag);
+          // This run's orders only: a board's resume also replays events of its store's orders of earlier runs (the city is kept).
+          const since = baseline.get(update.orderId);
+          if (measuring && since !== undefined && (follower.seen.get(key) ?? 0) === 1 && update.seq > since) lags.event.push(lag);
         },
         error: failed,
         complete: () => (follower.completed += 1),
@@ -253,6 +315,25 @@ const load = () =>
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
+
+/**
+ * `--profile <dir>`: V8's sampling profiler over the load, in this process (the simulator) and
+ * in each instance (BENCH_CPU_PROFILE, started and stopped by SIGUSR2: scripts/bench-servers.ts).
+ */
+async function profileSelf(dir: string): Promise<() => Promise<void>> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/simulator-${process.pid}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inPool<T>(items: T[], width: number, task: (item: T, k: number) => Promise<void>): Promise<void> {
@@ -340,15 +421,19 @@ async function main() {
   await db.connect();
 
   const redis = await startRedis();
+  // Every outbound channel at a local fake (`--channels default`: WhatsApp at its default address, as before).
+  const channels = args.channels === 'fake' ? await startFakeChannels() : undefined;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...BENCH_SERVICE_ENV,
+    ...channels?.env,
     DATABASE_URL: databaseUrl,
     REDIS_URL: redis.url,
     REDIS_PREFIX: `peak${process.pid}:`,
     WS_MAX_SOCKETS_PER_IP: '1000000',
     WS_CONNECTIONS_PER_IP_PER_MINUTE: '1000000',
     PGAPPNAME: `peak-${process.pid}`,
+    ...(args.profile && { BENCH_CPU_PROFILE: args.profile }),
   };
   const instances: Server[] = [];
   for (let k = 0; k < 2; k++) instances.push(await startServer('service', env));
@@ -444,6 +529,31 @@ async function main() {
   const count = { positions: 0, positionsRefused: 0, positionsSkipped: 0, checkouts: 0, checkoutsFailed: 0, steps: 0, stepsFailed: 0 };
   const rss: { t: number; mb: (number | null)[] }[] = [];
   const loadBefore = os.loadavg()[0];
+  // CPU over the load: each instance, this process (the simulator, on the same cores), the run's
+  // Redis, the instances' PostgreSQL backends (by application_name), and the whole machine.
+  const backends = async () =>
+    (
+      await db.query<{ pid: number }>(`select pid from pg_stat_activity where application_name like $1`, [`peak-${process.pid} %`])
+    ).rows.map((r) => r.pid);
+  const pgPids = await backends();
+  // A process gone (an instance killed, its backends) counts with its last reading (taken every 5 s and before a kill).
+  const lastCpu = new Map<number, number>();
+  const cpuKept = (pids: number[]) =>
+    pids.reduce((sum, pid) => {
+      const now = cpuSeconds([pid]);
+      if (now > 0 || !lastCpu.has(pid)) lastCpu.set(pid, now);
+      return sum + lastCpu.get(pid)!;
+    }, 0);
+  const cpuOf = () => ({
+    instances: instances.map((i) => cpuKept([i.process.pid!])),
+    simulator: process.cpuUsage(),
+    redis: cpuKept([redis.process.pid!]),
+    postgres: cpuKept(pgPids),
+    machine: machineCpu(),
+  });
+  const stopSelfProfile = args.profile ? await profileSelf(args.profile) : undefined;
+  if (args.profile) for (const instance of instances) instance.process.kill('SIGUSR2');
+  const cpu0 = cpuOf();
   measuring = true;
   const until = Date.now() + SECONDS * 1000;
   const inFlight = new Set<Promise<void>>();
@@ -463,6 +573,7 @@ async function main() {
   for (let now = Date.now(), slot = 0; now < until; now = Date.now(), slot++) {
     if (args.kill && killedAt === undefined && now - t0 >= (SECONDS * 1000) / 2) {
       killedAt = Math.round((now - t0) / 1000);
+      cpuOf();
       dead.add(1);
       instances[1].process.kill('SIGKILL');
       console.log(`killed the second instance (SIGKILL) at ${killedAt} s; load average ${load()}`);
@@ -519,10 +630,16 @@ async function main() {
         }
       });
     }
-    if (slot % (5000 / tick) === 0) rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+    if (slot % (5000 / tick) === 0) {
+      rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+      cpuOf();
+    }
     await sleep(Math.max(0, t0 + (slot + 1) * tick - Date.now()));
   }
   const elapsed = (Date.now() - t0) / 1000;
+  const cpu1 = cpuOf();
+  if (args.profile) for (const [k, instance] of instances.entries()) if (!dead.has(k)) instance.process.kill('SIGUSR2');
+  await stopSelfProfile?.();
   await Promise.all(inFlight);
   rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
   const loadAfter = os.loadavg()[0];
@@ -625,6 +742,23 @@ async function main() {
     `| events lost | ${lost} (customers ${lostByCustomers}, boards ${lost - lostByCustomers}) | 0: ${lost === 0 ? 'met' : '**not met**'} |`,
   );
   console.log(`| events duplicated | ${duplicated} | 0: ${duplicated === 0 ? 'met' : '**not met**'} |`);
+  const coreShare = (seconds: number) => `${seconds.toFixed(1)} s (${((100 * seconds) / elapsed).toFixed(0)} % of a core)`;
+  const simulatorCpu = (cpu1.simulator.user - cpu0.simulator.user + cpu1.simulator.system - cpu0.simulator.system) / 1e6;
+  const instancesCpu = cpu1.instances.map((c, k) => c - cpu0.instances[k]);
+  const machineBusy = cpu1.machine.busy - cpu0.machine.busy;
+  const machineTotal = cpu1.machine.total - cpu0.machine.total;
+  const ours = simulatorCpu + instancesCpu.reduce((a, b) => a + b, 0) + (cpu1.redis - cpu0.redis) + (cpu1.postgres - cpu0.postgres);
+  console.log(
+    `\nCPU over the ${elapsed.toFixed(0)} s of load: instances ${instancesCpu.map(coreShare).join(', ')}; ` +
+      `the simulator (this process) ${coreShare(simulatorCpu)}, ${((1000 * simulatorCpu) / Math.max(1, count.positions + count.checkouts + count.steps)).toFixed(2)} ms per request answered; Redis ${coreShare(cpu1.redis - cpu0.redis)}; ` +
+      `PostgreSQL (the instances' ${pgPids.length} backends) ${coreShare(cpu1.postgres - cpu0.postgres)}; ` +
+      `the machine ${((100 * machineBusy) / machineTotal).toFixed(0)} % busy of ${os.cpus().length} cores ` +
+      `(this run ${((100 * ours) / machineTotal).toFixed(0)} %, the rest ${((100 * (machineBusy - ours)) / machineTotal).toFixed(0)} %); ` +
+      `instances' CPU per position answered ${((1000 * instancesCpu.reduce((a, b) => a + b, 0)) / Math.max(1, count.positions)).toFixed(2)} ms (all their work ÷ positions)`,
+  );
+  console.log(
+    `\nOutbound channels: ${channels ? `WhatsApp at a local fake (${channels.received()} messages answered)` : 'WhatsApp at its default address (unreachable here)'}`,
+  );
   console.log(
     `\nRSS MB per instance every 5 s: ${rss.map((r) => `${r.t}s ${r.mb.map((m) => m?.toFixed(0) ?? '?').join('/')}`).join(', ')}`,
   );
