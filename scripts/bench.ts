@@ -125,6 +125,21 @@ async function quietDatabase(databaseUrl: string, appName: string): Promise<void
 }
 
 /**
+ * Notifications an earlier run's checkouts left pending in the bench database: the services'
+ * workers would send them during this run's loads (100,000 of them once, billed to the read paths;
+ * docs/perf/2026-11-27-read-paths-2.md). Checkouts of this run still write and send theirs.
+ */
+async function dropPendingNotifications(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`delete from notification_outbox where status = 'pending'`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Requests of a path one at a time, for `seconds` (at least five, at most 200), and their
  * median and 99th percentile (with fewer than 100 requests, the slowest), ms.
  */
@@ -482,6 +497,7 @@ async function main() {
       }
     }
 
+    await dropPendingNotifications(databaseUrl);
     const servers = new Map<ServerKind, Server>();
     try {
       for (const kind of new Set(paths.map((p) => p.kind))) servers.set(kind, await startServer(kind, env));
