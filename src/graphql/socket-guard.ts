@@ -6,7 +6,8 @@
  *
  * Sockets per IP are counted per instance (each instance protects its own memory); sockets per
  * user are counted across instances (socket-leases.ts). Close codes: 4401 token no longer
- * valid, 4429 too many sockets, 4408 slow consumer.
+ * valid, 4429 too many sockets, 4408 slow consumer, 1013 (RFC 6455 "Try Again Later") the
+ * database could not check the caller or count the socket in time (websocket.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -18,7 +19,7 @@ import { rateLimitRefusals } from '../common/metrics';
 import type { Viewer } from '../context';
 import { dropLease, leaveCount, renewInstance, RENEW_EVERY_MS, takeLease } from './socket-leases';
 
-export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
+export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408, busy: 1013 } as const;
 
 /** Longest timer Node accepts (~24.8 days); a later expiry is re-armed when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
