@@ -48,8 +48,8 @@ export class SocketGuard {
   private lastRecheck = performance.now();
   private renewing = false;
   private lastRenewal = performance.now();
-  /** Leases being taken (their statement in flight): held for the renewal's reconciliation. */
-  private readonly taking = new Map<string, number>();
+  /** Leases being taken (their statement in flight): kept by the renewal's reconciliation, never written by it. */
+  private readonly taking = new Set<string>();
   /** This instance in the shared count: its sockets' leases count while its row is renewed. */
   private readonly instanceId = randomUUID();
   /** Whether this instance has taken a lease (then it renews its row). */
@@ -106,10 +106,14 @@ export class SocketGuard {
     if (!this.sockets.has(socket)) return false; // closed meanwhile
     const leaseId = randomUUID();
     this.leasing = true;
-    this.taking.set(leaseId, viewer.userId);
-    const taken = await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser).finally(() =>
-      this.taking.delete(leaseId),
-    );
+    this.taking.add(leaseId);
+    let taken: boolean;
+    try {
+      taken = await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser);
+    } finally {
+      // In the same turn as the socket's state takes the lease below: a renewal sees it in one or the other.
+      this.taking.delete(leaseId);
+    }
     if (!taken) {
       rateLimitRefusals.inc({ limit: 'websocket_per_user' });
       socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
@@ -228,10 +232,10 @@ export class SocketGuard {
     try {
       // An instance that never took a lease has nothing to keep.
       if (this.leasing) {
-        await renewInstance(this.em.fork(), this.instanceId, () => [
-          ...[...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
-          ...[...this.taking].map(([id, userId]) => ({ id, userId })),
-        ]);
+        await renewInstance(this.em.fork(), this.instanceId, () => ({
+          leases: [...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
+          taking: [...this.taking.keys()],
+        }));
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'renewing socket leases failed');
