@@ -1,11 +1,15 @@
 /**
  * Faults (issue 10, findings 6 and 7): database statement, lock and pool-acquire timeouts answer
- * 503 with Retry-After instead of hanging; /readyz answers within its own deadline and reports
- * Redis; live streams keep delivering through a Redis outage and after it.
+ * 503 with Retry-After instead of hanging, and a subscription's set-up on the websocket says
+ * "busy" too; /readyz answers within its own deadline and reports Redis; live streams keep
+ * delivering through a Redis outage and after it.
  */
 import net from 'node:net';
 import { knex } from '@mikro-orm/knex';
-import { Client } from 'graphql-ws';
+import { Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { readPoolOf } from '../src/common/entity-manager';
+import { registerCustomer } from './helpers/auth';
 import { Factory } from './helpers/factories';
 import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
@@ -102,6 +106,57 @@ describe('database timeouts', () => {
     }
     expect((await s.http.get(NEARBY)).status).toBe(200);
     expect((await s.http.get('/readyz')).body).toEqual({ status: 'ready' });
+  });
+});
+
+describe('a subscription set up while no database connection comes free', () => {
+  const BUSY = 'The service is busy. Please try again shortly.';
+
+  it('is answered busy (UNAVAILABLE, retryAfter: 2) as /graphql answers, its socket kept; before connection_ack the socket closes with 1013', async () => {
+    // Its own database: the pool sizes and the acquire timeout are the server's. Every caller check
+    // reads revoked_tokens (no recheck interval), on the read pool.
+    const s = await startTestServer({ DB_POOL_MAX: '4', DB_ACQUIRE_TIMEOUT_MS: '300', TOKEN_REVOCATION_RECHECK_SECONDS: '0' });
+    extra.push(s);
+    const { token } = await registerCustomer(s);
+    const closes: number[] = [];
+    let connected!: () => void;
+    const acknowledged = new Promise<void>((resolve) => (connected = resolve));
+    const client = createClient({
+      url: s.wsUrl,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+      on: { connected: () => connected(), closed: (event) => void closes.push((event as { code: number }).code) },
+    });
+    clients.push(client);
+    await acknowledged;
+
+    // Every connection of the read pool held: the next caller check waits the acquire timeout and fails.
+    const pool = readPoolOf(s.db.orm)!;
+    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    try {
+      const busy = subscribe(client, `subscription { orderUpdates(orderId: 1) { seq status } }`);
+      await busy.completed;
+      expect(busy.errors).toEqual([[{ message: BUSY, extensions: { code: 'UNAVAILABLE', retryAfter: 2 } }]]);
+
+      // A socket whose connection_init cannot be checked has no operation to answer on: it closes
+      // with 1013 ("Try Again Later"), which graphql-ws's client retries; 4500 it never retries.
+      const late = wsClient(s.wsUrl, token);
+      clients.push(late);
+      const refused = subscribe(late, `subscription { orderUpdates(orderId: 1) { seq status } }`);
+      await refused.completed;
+      expect(refused.errors.map((e) => ({ code: (e as { code: number }).code, reason: (e as { reason: string }).reason }))).toEqual([
+        { code: 1013, reason: BUSY },
+      ]);
+    } finally {
+      held.forEach((c) => c.release());
+    }
+    // The first socket stayed open and serves again: the same subscription now reaches its resolver (no such order).
+    const again = subscribe(client, `subscription { orderUpdates(orderId: 1) { seq status } }`);
+    await again.completed;
+    expect(again.errors).toMatchObject([{ extensions: { code: 'NOT_FOUND' } }]);
+    expect(closes).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
+import { knex } from '@mikro-orm/knex';
 import { passCooldown, registerCustomer } from './helpers/auth';
 import { Factory } from './helpers/factories';
 import { orderWorld, placeOrder } from './helpers/orders';
@@ -194,6 +195,67 @@ describe('sockets per user and per IP', () => {
     expect(answers.filter((a) => a === 'ack')).toHaveLength(3);
     expect(answers.filter((a) => a === 'closed')).toHaveLength(7);
   });
+
+  it('sockets waiting for their lease through renewals are never written by a renewal: no duplicate key (4500), the cap exact', async () => {
+    // Its own database: the takes wait on their user's lock through two renewals (5 s apart), past the default lock timeout.
+    const s = await startTestServer({ DB_LOCK_TIMEOUT_MS: '30000', DB_STATEMENT_TIMEOUT_MS: '40000', DB_POOL_MAX: '20' });
+    extra.push(s);
+    const sql = (q: string, params: unknown[] = []) => s.db.orm.em.fork().execute(q, params);
+    // A first lease: the instance's row exists and is renewed (a first take's own insert of it would hold the renewal back).
+    const first = await registerCustomer(s);
+    track(await initSocket(s.wsUrl, first.token));
+    const [{ instance_id: instance }] = await sql(`select instance_id from socket_leases where user_id = ?`, [first.user.id]);
+    const [many, one] = [await registerCustomer(s), await registerCustomer(s)];
+
+    // Another session holds both users' locks (take_socket_lease's): their takes stay in flight, as
+    // they do when opens queue for a saturated database.
+    const own = knex({ client: 'pg', connection: s.db.orm.config.getClientUrl(), pool: { min: 1, max: 1 } });
+    const trx = await own.transaction();
+    await trx.raw(
+      `select pg_advisory_xact_lock(hashtext('socket-leases:' || ?::int)), pg_advisory_xact_lock(hashtext('socket-leases:' || ?::int))`,
+      [many.user.id, one.user.id],
+    );
+    let locked = true;
+    const unlock = async () => {
+      if (!locked) return;
+      locked = false;
+      await trx.rollback();
+      await own.destroy();
+    };
+    try {
+      const tokens = [...Array<string>(5).fill(many.token), one.token];
+      const raws = tokens.map(() => track(rawSocket(s.wsUrl)));
+      await Promise.all(raws.map((r) => r.opened));
+      raws.forEach((r, i) => r.send({ type: 'connection_init', payload: { authorization: `Bearer ${tokens[i]}` } }));
+      const answers = raws.map((r) =>
+        r.next('connection_ack', 30_000).then(
+          () => 'ack' as const,
+          async () => (await r.closed).code,
+        ),
+      );
+      await until(
+        async () =>
+          (await sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'advisory'`))[0]
+            .n === 6,
+        'six takes waiting',
+      );
+      // Two renewals while they wait: the second starts after the first has reconciled the leases.
+      const renewed = async () => (await sql(`select expires_at from socket_instances where id = ?`, [instance]))[0].expires_at as Date;
+      for (const n of [1, 2]) {
+        const before = await renewed();
+        await until(async () => (await renewed()) > before, `renewal ${n}`, 10_000);
+      }
+      await unlock();
+      const got = await Promise.all(answers);
+      // Three of the five of one user (the cap), refused 4429; the other user's one accepted.
+      expect(got.slice(0, 5).sort()).toEqual([4429, 4429, 'ack', 'ack', 'ack']);
+      expect(got[5]).toBe('ack');
+      const leases = async (userId: number) => (await sql(`select count(*)::int as n from socket_leases where user_id = ?`, [userId]))[0].n;
+      expect([await leases(many.user.id), await leases(one.user.id)]).toEqual([3, 1]);
+    } finally {
+      await unlock();
+    }
+  }, 60_000);
 
   it('a lease of the previous version (no instance) counts until its own expiry', async () => {
     const { token, user } = await registerCustomer(server);

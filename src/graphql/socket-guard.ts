@@ -6,7 +6,8 @@
  *
  * Sockets per IP are counted per instance (each instance protects its own memory); sockets per
  * user are counted across instances (socket-leases.ts). Close codes: 4401 token no longer
- * valid, 4429 too many sockets, 4408 slow consumer.
+ * valid, 4429 too many sockets, 4408 slow consumer, 1013 (RFC 6455 "Try Again Later") the
+ * database could not check the caller or count the socket in time (websocket.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -18,7 +19,7 @@ import { rateLimitRefusals } from '../common/metrics';
 import type { Viewer } from '../context';
 import { dropLease, leaveCount, renewInstance, RENEW_EVERY_MS, takeLease } from './socket-leases';
 
-export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408 } as const;
+export const CLOSE = { unauthorized: 4401, tooMany: 4429, slowConsumer: 4408, busy: 1013 } as const;
 
 /** Longest timer Node accepts (~24.8 days); a later expiry is re-armed when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -47,8 +48,8 @@ export class SocketGuard {
   private lastRecheck = performance.now();
   private renewing = false;
   private lastRenewal = performance.now();
-  /** Leases being taken (their statement in flight): held for the renewal's reconciliation. */
-  private readonly taking = new Map<string, number>();
+  /** Leases being taken (their statement in flight): kept by the renewal's reconciliation, never written by it. */
+  private readonly taking = new Set<string>();
   /** This instance in the shared count: its sockets' leases count while its row is renewed. */
   private readonly instanceId = randomUUID();
   /** Whether this instance has taken a lease (then it renews its row). */
@@ -105,10 +106,14 @@ export class SocketGuard {
     if (!this.sockets.has(socket)) return false; // closed meanwhile
     const leaseId = randomUUID();
     this.leasing = true;
-    this.taking.set(leaseId, viewer.userId);
-    const taken = await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser).finally(() =>
-      this.taking.delete(leaseId),
-    );
+    this.taking.add(leaseId);
+    let taken: boolean;
+    try {
+      taken = await takeLease(this.em.fork(), leaseId, viewer.userId, this.instanceId, this.config.maxSocketsPerUser);
+    } finally {
+      // In the same turn as the socket's state takes the lease below: a renewal sees it in one or the other.
+      this.taking.delete(leaseId);
+    }
     if (!taken) {
       rateLimitRefusals.inc({ limit: 'websocket_per_user' });
       socket.close(CLOSE.tooMany, `At most ${this.config.maxSocketsPerUser} open connections per user.`);
@@ -227,10 +232,10 @@ export class SocketGuard {
     try {
       // An instance that never took a lease has nothing to keep.
       if (this.leasing) {
-        await renewInstance(this.em.fork(), this.instanceId, () => [
-          ...[...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
-          ...[...this.taking].map(([id, userId]) => ({ id, userId })),
-        ]);
+        await renewInstance(this.em.fork(), this.instanceId, () => ({
+          leases: [...this.sockets.values()].flatMap((s) => (s.leaseId && s.viewer ? [{ id: s.leaseId, userId: s.viewer.userId }] : [])),
+          taking: [...this.taking.keys()],
+        }));
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'renewing socket leases failed');

@@ -30,34 +30,43 @@ export async function takeLease(em: EntityManager, id: string, userId: number, i
   return taken;
 }
 
+/** What an instance holds at a renewal: its sockets' leases, and the ids of the leases being taken. */
+export interface Held {
+  leases: { id: string; userId: number }[];
+  taking: string[];
+}
+
 /**
  * Keeps this instance's leases counting for LEASE_SECONDS more: one row, however many sockets.
- * Then this instance's leases are made to match the sockets it holds (`held`, which includes
- * leases being taken): a lease whose socket is gone (its delete failed, or it was written after
- * the socket closed) is deleted once it is older than a renewal, and a held socket's lease that
- * is missing (deleted by another instance after a stall, by a previous version's expiry sweep,
- * or lost in a database crash: leases commit without waiting for the WAL) is written again. The
- * existing ones are not rewritten. Dead instances' rows and leases, and a previous version's
- * expired leases, go meanwhile.
+ * Then this instance's leases are made to match the sockets it holds (`held`): a lease whose
+ * socket is gone (its delete failed, or it was written after the socket closed) is deleted once
+ * it is older than a renewal, and a held socket's lease that is missing (deleted by another
+ * instance after a stall, by a previous version's expiry sweep, or lost in a database crash:
+ * leases commit without waiting for the WAL) is written again. The existing ones are not
+ * rewritten. A lease being taken is kept but never written here: its take writes it, or
+ * refuses, under the user's lock (written here, the take's insert met it: a duplicate key, and
+ * the user's count included it before the take had counted). Dead instances' rows and leases,
+ * and a previous version's expired leases, go meanwhile.
  */
-export async function renewInstance(em: EntityManager, instanceId: string, held: () => { id: string; userId: number }[]): Promise<void> {
+export async function renewInstance(em: EntityManager, instanceId: string, held: () => Held): Promise<void> {
   await em.execute(
     `insert into socket_instances (id, expires_at) values (?, now() + make_interval(secs => ?))
      on conflict (id) do update set expires_at = excluded.expires_at`,
     [instanceId, LEASE_SECONDS],
   );
-  const leases = held();
+  const { leases, taking } = held();
   await em.execute(
     `with held as (select unnest(?::varchar[]) as id, unnest(?::int[]) as user_id),
      gone as (
        delete from socket_leases l where l.instance_id = ? and not exists (select 1 from held h where h.id = l.id)
-         and l.expires_at <= now() + make_interval(secs => ?))
+         and l.id <> all (?::varchar[]) and l.expires_at <= now() + make_interval(secs => ?))
      insert into socket_leases (id, user_id, instance_id, expires_at)
      select id, user_id, ?, now() + make_interval(secs => ?) from held on conflict (id) do nothing`,
     [
       `{${leases.map((l) => l.id).join(',')}}`,
       `{${leases.map((l) => l.userId).join(',')}}`,
       instanceId,
+      `{${taking.join(',')}}`,
       // Taken before the previous renewal: a lease being taken now is in `held` or newer than this.
       LEASE_SECONDS - RENEW_EVERY_MS / 1000,
       instanceId,

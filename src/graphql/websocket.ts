@@ -24,6 +24,7 @@ import {
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../common/errors';
 import { clientIp, compileTrust } from '../common/client-ip';
+import { databaseFault } from '../common/database-faults';
 import { Logger } from '../common/logger';
 import { Config } from '../config';
 import { Context, createContext, Services, Viewer } from '../context';
@@ -125,16 +126,25 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
       schema,
       onConnect: async (ctx) => {
         const authorization = bearerFrom(ctx.connectionParams) ?? ctx.extra.request.headers.authorization;
-        const context = await contextFor(ctx.extra.request, authorization);
-        if (!context.viewer) {
-          const reason = (context.authError ?? new AppError('UNAUTHENTICATED', 'Unauthenticated.')).message;
-          ctx.extra.socket.close(CLOSE.unauthorized, reason);
+        try {
+          const context = await contextFor(ctx.extra.request, authorization);
+          if (!context.viewer) {
+            const reason = (context.authError ?? new AppError('UNAUTHENTICATED', 'Unauthenticated.')).message;
+            ctx.extra.socket.close(CLOSE.unauthorized, reason);
+            return false;
+          }
+          if (!(await guard.authenticated(ctx.extra.socket, context.viewer))) return false;
+          ctx.extra.authorization = authorization;
+          ctx.extra.viewer = context.viewer;
+          return true;
+        } catch (error) {
+          // A full pool, a timeout, the database away (the token check, the lease): busy, not 4500
+          // (which graphql-ws's client never retries). No operation exists yet to carry an error.
+          const fault = databaseFault(error);
+          if (!fault) throw error;
+          ctx.extra.socket.close(CLOSE.busy, fault.message);
           return false;
         }
-        if (!(await guard.authenticated(ctx.extra.socket, context.viewer))) return false;
-        ctx.extra.authorization = authorization;
-        ctx.extra.viewer = context.viewer;
-        return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
         // graphql-ws has already reserved this operation's id, so it counts itself.
@@ -160,7 +170,16 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
           ];
         }
         // The caller is checked again for every subscription: a token revoked since connecting stops here.
-        const contextValue = await contextFor(ctx.extra.request, ctx.extra.authorization);
+        let contextValue: Context;
+        try {
+          contextValue = await contextFor(ctx.extra.request, ctx.extra.authorization);
+        } catch (error) {
+          // A database fault answers this operation as /graphql answers it (UNAVAILABLE, retryAfter;
+          // onError formats it), not by closing the socket with 4500.
+          const fault = databaseFault(error);
+          if (!fault) throw error;
+          return [new GraphQLError(fault.message, { originalError: fault })];
+        }
         if (!contextValue.viewer)
           return [new GraphQLError(contextValue.authError?.message ?? 'Unauthenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };

@@ -1,7 +1,8 @@
 /**
- * A subscription that survives lost connections: after a drop it waits (1 s, doubling to
- * 15 s) and subscribes again with variables computed anew, so a tracking view resumes with
- * the last seq it saw (afterSeq) and a board reloads what it may have missed.
+ * A subscription that survives lost connections: after a drop (a socket closed 1013 "busy"
+ * included) or a "busy" error (UNAVAILABLE) it waits (1 s, doubling to 15 s) and subscribes
+ * again with variables computed anew, so a tracking view resumes with the last seq it saw
+ * (afterSeq) and a board reloads what it may have missed.
  */
 import type { Client } from 'graphql-ws';
 import { createLiveClient } from './api';
@@ -45,7 +46,9 @@ export function follow<T>(options: LiveOptions<T>): () => void {
         error: (error) => {
           if (stopped) return;
           if (Array.isArray(error)) {
-            // GraphQL errors at subscribe time (not found, forbidden): retrying cannot help.
+            // The service was busy (a full database pool at set-up, a failed catch-up read): retry as after a drop.
+            if (error.some((e: { extensions?: { code?: unknown } }) => e.extensions?.code === 'UNAVAILABLE')) return retry();
+            // Other GraphQL errors at subscribe time (not found, forbidden): retrying cannot help.
             options.onState('ended');
             options.onRefused(error.map((e: { message: string }) => e.message).join(' '));
             return;
