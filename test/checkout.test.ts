@@ -268,6 +268,10 @@ describe('POST /api/v1/customer/orders', () => {
       const [plans] = (await client.query(`select generic_plans, custom_plans from pg_prepared_statements where name = 'checkout_place'`))
         .rows;
       expect(Number(plans.generic_plans)).toBeGreaterThan(0);
+      // "Open now" inlined into that plan (store_open_at), not a function planned on each call.
+      const plan = (await client.query(`explain (verbose, costs off) ${native}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('store_opening_hours');
+      expect(plan).not.toMatch(/store_is_open|store_open_at/);
     } finally {
       await client.end();
     }

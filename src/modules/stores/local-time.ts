@@ -5,7 +5,8 @@
  *
  * Node turns "now" into each zone's wall-clock time and hands SQL the map
  * `{ "Africa/Casablanca": "2026-11-23T08:11:00", ... }`; the one SQL rule,
- * `store_is_open(store_id, local_times)`, compares a store's hours with its zone's entry. The
+ * `store_open_at(store_id, local_times)` (a one-row table function PostgreSQL inlines; the scalar
+ * `store_is_open` reads it), compares a store's hours with its zone's entry. The
  * map is exact at that instant, so a DST change or Ramadan needs no refresh and no table.
  * It covers every zone a store uses: a loose index scan of `stores.timezone` (a statement of
  * a few index probes, once per request).
