@@ -50,6 +50,14 @@ interface Result {
   delay: number;
 }
 
+/**
+ * The worker's statements go on the ORM's pool, as its other writes do, never on the read pool:
+ * that pool's few connections serve the requests' hot reads and the live streams' set-ups and
+ * catch-up reads, which a worker retrying failing sends back to back starved ("The service is
+ * busy" under the peak with WhatsApp unreachable: docs/perf/2026-11-27-notifications-5.md).
+ */
+const ON_ORM_POOL = { readPool: false } as const;
+
 const HOUR_MS = 3_600_000;
 /** How often a worker looks for unanswered orders to remind their owner of: a reminder is at most this late. */
 const REMINDERS_EVERY_MS = 5_000;
@@ -147,7 +155,8 @@ export class OutboxWorker {
 
   /**
    * Claims a batch of due rows and reads, in the same statement, what their sends need. Sent
-   * prepared (as the record below): PostgreSQL plans this text once per connection, not per pass.
+   * prepared (as the record below): PostgreSQL plans this text once per connection, not per pass;
+   * on the ORM's pool (`ON_ORM_POOL`).
    */
   private claim(): Promise<Claimed[]> {
     return executePrepared<Claimed>(
@@ -178,6 +187,7 @@ export class OutboxWorker {
            and w.user_id = c.user_id
          left join users u on u.id = (case when c.channel = 'whatsapp' then c.user_id end)`,
       [this.config.leaseSeconds, this.config.batchSize],
+      ON_ORM_POOL,
     );
   }
 
@@ -250,6 +260,7 @@ export class OutboxWorker {
        from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8)
        where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
       [JSON.stringify(results)],
+      ON_ORM_POOL,
     );
   }
 
