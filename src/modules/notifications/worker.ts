@@ -15,7 +15,7 @@ import type { Logger } from '../../common/logger';
 import type { Channels, OutgoingMessage, Outcome } from './channel';
 import { render, OrderFacts } from './messages';
 import type { NotificationChannel } from './notification.entity';
-import { NotificationKind, outboxSignal, remindUnanswered } from './outbox';
+import { NotificationKind, outboxSignal, ReminderMark, remindUnanswered } from './outbox';
 
 /** A claimed row, with what its send needs (null where the order or the address is gone). */
 interface Claimed {
@@ -80,8 +80,10 @@ export class OutboxWorker {
   private lastPrune = 0;
   private lastReminders = 0;
   private readonly wake = () => this.kick();
-  /** Claims run and the rows they took (the notifications bench prints rows per claim). */
-  readonly stats = { claims: 0, rows: 0 };
+  /** Claims run and the rows they took (the notifications bench prints rows per claim); orders the reminder passes looked at. */
+  readonly stats = { claims: 0, rows: 0, remindersExamined: 0 };
+  /** Where the reminder passes have got to (outbox.ts `remindUnanswered`). */
+  private reminderMark: ReminderMark | null = null;
 
   constructor(
     private readonly em: EntityManager,
@@ -162,9 +164,15 @@ export class OutboxWorker {
     return sent;
   }
 
-  /** Writes the reminders now due (outbox.ts `remindUnanswered`); the next pass sends them. */
-  remind(): Promise<number> {
-    return remindUnanswered(this.em.fork());
+  /**
+   * Writes the reminders now due (outbox.ts `remindUnanswered`: each order looked at once, from
+   * where the last call got to); the next pass sends them. Answers the rows written.
+   */
+  async remind(): Promise<number> {
+    const { examined, written, mark } = await remindUnanswered(this.em.fork(), this.reminderMark);
+    this.reminderMark = mark;
+    this.stats.remindersExamined += examined;
+    return written;
   }
 
   /**
