@@ -28,6 +28,8 @@ interface Claimed {
   attempts: number;
   /** The order's facts (status null: the order no longer exists). */
   status: string | null;
+  /** The order's status at the event that caused the row (its current one for a payment event's): the payload's. */
+  event_status: string | null;
   total_cents: number;
   rejection_reason: string | null;
   store_name: string;
@@ -59,6 +61,15 @@ interface Result {
 const ON_ORM_POOL = { readPool: false } as const;
 
 /**
+ * A pass woken by a commit starts at least this long after the previous pass started, so that
+ * under load it carries the rows of many checkouts: a pass's claim and record (two statements,
+ * two commits) are most of what a row costs the worker when passes carry a few rows
+ * (docs/perf/2026-11-27-notifications-5.md). A push goes out at most this much later; the
+ * payload's status is the event's, however late the row is claimed.
+ */
+export const WAKE_GAP_MS = 200;
+
+/**
  * Part of the claim's and the record's statement: their transaction (the statement's own) commits
  * without waiting for its WAL to reach the disk (`synchronous_commit` off for that transaction
  * alone; PostgreSQL's walwriter flushes it within ~3 × wal_writer_delay). Only a crash of
@@ -79,6 +90,9 @@ export class OutboxWorker {
   private stopped = true;
   private lastPrune = 0;
   private lastReminders = 0;
+  /** When the last pass started, and when the timer set fires. */
+  private lastPass = 0;
+  private timerAt = 0;
   private readonly wake = () => this.kick();
   /** Claims run and the rows they took (the notifications bench prints rows per claim); orders the reminder passes looked at. */
   readonly stats = { claims: 0, rows: 0, remindersExamined: 0 };
@@ -109,21 +123,26 @@ export class OutboxWorker {
     await this.running;
   }
 
-  /** Runs a pass now (or right after the one in flight). */
+  /** Runs a pass soon: `WAKE_GAP_MS` after the last one started (after the one in flight ends). */
   kick(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.schedule(0);
+    this.schedule(this.lastPass + WAKE_GAP_MS - Date.now());
   }
 
+  /** Sets the timer of the next pass, unless one is set to fire sooner. */
   private schedule(ms: number): void {
     if (this.stopped) return;
+    const at = Date.now() + Math.max(0, ms);
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.lastPass = Date.now();
       this.running = this.drain()
         .then(() => undefined)
         .catch((error: unknown) => this.logger.warn({ err: error }, 'notification outbox pass failed'))
@@ -131,7 +150,7 @@ export class OutboxWorker {
           this.running = null;
           const soon = this.again;
           this.again = false;
-          this.schedule(soon ? 0 : this.config.pollMs);
+          this.schedule(soon ? this.lastPass + WAKE_GAP_MS - Date.now() : this.config.pollMs);
         });
     }, ms);
     this.timer.unref();
@@ -189,10 +208,10 @@ export class OutboxWorker {
            select id from notification_outbox where status = 'pending' and due_at <= now()
            order by due_at limit ? for update skip locked
          )
-         returning n.id, n.order_id, n.kind, n.user_id, n.channel, n.target, n.attempts
+         returning n.id, n.order_id, n.event_id, n.kind, n.user_id, n.channel, n.target, n.attempts
        )
        select c.id, c.order_id, c.kind, c.user_id, c.channel, c.target, c.attempts,
-         o.status, o.total_cents, o.rejection_reason, s.name as store_name, du.first_name as driver_name,
+         o.status, coalesce(ev.status, o.status) as event_status, o.total_cents, o.rejection_reason, s.name as store_name, du.first_name as driver_name,
          (select string_agg(i.quantity || '× ' || i.product_name, ', ' order by i.id) from order_items i where i.order_id = o.id) as items,
          case c.channel when 'push' then dev.push_token when 'web_push' then w.endpoint else u.phone_number end as address,
          w.p256dh, w.auth,
@@ -200,6 +219,7 @@ export class OutboxWorker {
            else (select d.locale from user_devices d where d.user_id = c.user_id order by d.last_seen_at desc limit 1) end as locale
        from claimed c cross join async_commit
          left join orders o on o.id = c.order_id
+         left join order_events ev on ev.id = c.event_id
          left join stores s on s.id = o.store_id
          left join drivers dr on dr.id = o.driver_id
          left join users du on du.id = dr.user_id
@@ -243,7 +263,7 @@ export class OutboxWorker {
       const message: OutgoingMessage = {
         to: row.address,
         ...render(row.kind, locale, facts),
-        data: { type: row.kind, order_id: String(row.order_id), status: row.status },
+        data: { type: row.kind, order_id: String(row.order_id), status: row.event_status ?? row.status },
         parameters: [String(row.order_id), facts.storeName, facts.items, facts.total],
         locale,
         keys: row.channel === 'web_push' && row.p256dh && row.auth ? { p256dh: row.p256dh, auth: row.auth } : undefined,
