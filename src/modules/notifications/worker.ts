@@ -61,15 +61,6 @@ interface Result {
 const ON_ORM_POOL = { readPool: false } as const;
 
 /**
- * A pass woken by a commit starts at least this long after the previous pass started, so that
- * under load it carries the rows of many checkouts: a pass's claim and record (two statements,
- * two commits) are most of what a row costs the worker when passes carry a few rows
- * (docs/perf/2026-11-27-notifications-5.md). A push goes out at most this much later; the
- * payload's status is the event's, however late the row is claimed.
- */
-export const WAKE_GAP_MS = 200;
-
-/**
  * Part of the claim's and the record's statement: their transaction (the statement's own) commits
  * without waiting for its WAL to reach the disk (`synchronous_commit` off for that transaction
  * alone; PostgreSQL's walwriter flushes it within ~3 × wal_writer_delay). Only a crash of
@@ -90,9 +81,6 @@ export class OutboxWorker {
   private stopped = true;
   private lastPrune = 0;
   private lastReminders = 0;
-  /** When the last pass started, and when the timer set fires. */
-  private lastPass = 0;
-  private timerAt = 0;
   private readonly wake = () => this.kick();
   /** Claims run and the rows they took (the notifications bench prints rows per claim); orders the reminder passes looked at. */
   readonly stats = { claims: 0, rows: 0, remindersExamined: 0 };
@@ -123,26 +111,21 @@ export class OutboxWorker {
     await this.running;
   }
 
-  /** Runs a pass soon: `WAKE_GAP_MS` after the last one started (after the one in flight ends). */
+  /** Runs a pass now (or right after the one in flight). */
   kick(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.schedule(this.lastPass + WAKE_GAP_MS - Date.now());
+    this.schedule(0);
   }
 
-  /** Sets the timer of the next pass, unless one is set to fire sooner. */
   private schedule(ms: number): void {
     if (this.stopped) return;
-    const at = Date.now() + Math.max(0, ms);
-    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.lastPass = Date.now();
       this.running = this.drain()
         .then(() => undefined)
         .catch((error: unknown) => this.logger.warn({ err: error }, 'notification outbox pass failed'))
@@ -150,7 +133,7 @@ export class OutboxWorker {
           this.running = null;
           const soon = this.again;
           this.again = false;
-          this.schedule(soon ? this.lastPass + WAKE_GAP_MS - Date.now() : this.config.pollMs);
+          this.schedule(soon ? 0 : this.config.pollMs);
         });
     }, ms);
     this.timer.unref();
