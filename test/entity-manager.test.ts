@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import net from 'node:net';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
 import { AppEntityManager, executePrepared, leanTransaction } from '../src/common/entity-manager';
@@ -196,6 +196,27 @@ describe('leanTransaction', () => {
     expect((error as Error).message).toMatch(/^insert into lean_tx values \(\$1\) - duplicate key/);
     expect(await ids()).toEqual([1, 2, 3]);
     expect(await executePrepared(em, 'select 1 as one', [])).toEqual([{ one: 1 }]);
+  });
+
+  it('fails, without crashing the process, when the server ends its session between two statements', async () => {
+    const em = db.orm.em.fork();
+    const error = await leanTransaction(em, async (tx) => {
+      const [{ pid }] = await executePrepared<{ pid: number }>(tx, 'select pg_backend_pid() as pid', []);
+      const other = new Client({ connectionString: db.orm.config.get('clientUrl') });
+      await other.connect();
+      await other.query('select pg_terminate_backend($1)', [pid]);
+      await other.end();
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the FATAL reaches the idle client
+      await executePrepared(tx, 'select 1 as one', []);
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // The session's own error (57P01, terminated): a fault to retry (503), not a server bug.
+    expect(error).toMatchObject({ code: '57P01' });
+    expect(databaseFault(error)).toMatchObject({ code: 'UNAVAILABLE' });
+    // The pool opens another connection for the next.
+    expect(await leanTransaction(em, (tx) => executePrepared(tx, 'select 1 as one', []))).toEqual([{ one: 1 }]);
   });
 
   it('writes no entities, and answers a busy fault (503) when no read connection comes free in time', async () => {

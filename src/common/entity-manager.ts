@@ -105,6 +105,12 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     tx.session = client;
     // A connection whose rollback failed is closed, not pooled (its session's state is unknown).
     let broken: Error | undefined;
+    // The server may end the session between two statements (idle-in-transaction timeout, a
+    // terminated backend): pg then emits `error` on the client, which would crash the process
+    // unheard while it is checked out. The transaction fails with it instead.
+    let gone: Error | undefined;
+    const lost = (error: Error) => (gone ??= error);
+    client.on('error', lost);
     try {
       await tx.send('begin', []);
       const result = await work(tx);
@@ -112,10 +118,12 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
       return result;
     } catch (error) {
       await client.query('rollback').catch((failed: Error) => (broken = failed));
-      throw error;
+      // A lost session's own error (its SQLSTATE says why: a fault to retry), not pg's "not queryable".
+      throw gone ? this.getDriver().convertException(gone) : error;
     } finally {
       tx.session = undefined;
-      client.release(broken);
+      client.off('error', lost);
+      client.release(broken ?? gone);
     }
   }
 
