@@ -149,6 +149,7 @@ async function main() {
           .execute<{ pid: number }[]>(`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
       ).map((row) => row.pid);
     const cpu: { node: number; postgres: number }[][] = [[], []];
+    const perClaim: number[] = [];
     const run = async (notify: boolean) => {
       outboxSettings.enabled = notify;
       if (notify) server.app.notifications.start();
@@ -157,6 +158,7 @@ async function main() {
       const pids = await backends();
       const postgres0 = cpuSeconds(pids);
       const node0 = process.cpuUsage();
+      const stats0 = { ...server.app.notifications.stats };
       const began = performance.now();
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
@@ -172,6 +174,8 @@ async function main() {
         await server.app.notifications.drain();
       }
       const perSecond = checkouts / ((performance.now() - began) / 1000);
+      const { claims, rows } = server.app.notifications.stats;
+      if (notify) perClaim.push((rows - stats0.rows) / Math.max(1, claims - stats0.claims));
       const node = process.cpuUsage(node0);
       const added = (await backends()).filter((pid) => !pids.includes(pid));
       cpu[notify ? 1 : 0].push({
@@ -191,6 +195,7 @@ async function main() {
     console.log(`  without notifications: ${off.map((x) => x.toFixed(1)).join(', ')} (median ${median(off).toFixed(1)})`);
     console.log(`  with notifications:    ${on.map((x) => x.toFixed(1)).join(', ')} (median ${median(on).toFixed(1)})`);
     console.log(`  with / without: ${(median(on) / median(off)).toFixed(2)}`);
+    console.log(`  rows per claim of the worker (with): ${perClaim.map((x) => x.toFixed(1)).join(', ')}`);
     const each = (xs: { node: number; postgres: number }[]) => xs.map((x) => `${x.node.toFixed(1)}+${x.postgres.toFixed(1)}`).join(', ');
     const total = (xs: { node: number; postgres: number }[]) => median(xs.map((x) => x.node + x.postgres));
     console.log(`CPU ms per checkout, this process + its PostgreSQL backends (each round):`);

@@ -16,14 +16,16 @@
  *   service    the service itself, in production mode, on DATABASE_URL, with the pool size
  *              and session limits `npm start` gives it
  * Each prints `{"port":N}` on stdout once it listens on 127.0.0.1. BENCH_CPU_PROFILE: see
- * profileOnSignal.
+ * profileOnSignal; BENCH_MEMORY_LOG: see logMemory.
  * With BENCH_RECORD_SQL=1 (the service only, started with an IPC channel) every statement its
  * `pg` clients send is recorded; the message "take-sql" answers with the statements recorded
  * since the last one (scripts/bench-plans.ts explains them). Never set in a loaded run.
  */
 import 'reflect-metadata';
+import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
 import express from 'express';
 import pg from 'pg';
 // pg's own serialisation of parameters (Dates, arrays, objects), so a recorded statement is
@@ -59,6 +61,30 @@ async function profileOnSignal(dir: string): Promise<void> {
       writeFileSync(`${dir}/service-${process.pid}-${++written}.cpuprofile`, JSON.stringify(profile));
     });
   });
+}
+
+/**
+ * BENCH_MEMORY_LOG=<file> (the service only): every second, one JSON line appended to the file (its time, `at`):
+ * the process's memory as V8 and Node count it (RSS, the heap and each of its spaces, external
+ * memory and ArrayBuffers), to tell a growing RSS's part (docs/perf/2026-11-27-peak-3.md).
+ */
+function logMemory(file: string): void {
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 17) / 8;
+  setInterval(() => {
+    const m = process.memoryUsage();
+    const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, mb(s.space_used_size)]));
+    const line = {
+      pid: process.pid,
+      at: Date.now(),
+      rss: mb(m.rss),
+      heapTotal: mb(m.heapTotal),
+      heapUsed: mb(m.heapUsed),
+      external: mb(m.external),
+      arrayBuffers: mb(m.arrayBuffers),
+      spaces,
+    };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+  }, 1000).unref();
 }
 
 export interface RecordedStatement {
@@ -137,6 +163,7 @@ async function main(kind: string): Promise<void> {
     const db = await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.database.poolMax, limits: config.database });
     const app = await createApp(config, db.orm, createLogger('silent'));
     if (process.env.BENCH_CPU_PROFILE) await profileOnSignal(process.env.BENCH_CPU_PROFILE);
+    if (process.env.BENCH_MEMORY_LOG) logMemory(process.env.BENCH_MEMORY_LOG);
     ready(app.httpServer);
   } else {
     throw new Error(`unknown server kind "${kind}"`);

@@ -1,7 +1,7 @@
 /**
  * npm run peak -- [--orders 2000] [--seconds 60] [--stores 1000] [--redis up|down]
  *                 [--checkouts-per-second 3] [--steps-per-second 10] [--every 5] [--kill]
- *                 [--profile <dir>] [--client http|fetch] [--channels fake|default]
+ *                 [--profile <dir>] [--memory <dir> [--heap-snapshots]] [--client http|fetch] [--channels fake|default]
  *
  * A city's dinner peak on this machine, loopback only (issue 26): a city of `--stores` stores
  * in `<DATABASE_URL's db>_peak_<stores>` (built once, as the bench builds its cities), a Redis
@@ -41,16 +41,24 @@
  * local fake (scripts/bench-fake-channels.ts; `--channels default` leaves WhatsApp at its real,
  * unreachable address, as runs did before 2026-11-27); `--client fetch` sends the requests with
  * `fetch` instead of node:http (before 2026-11-27). docs/perf/2026-11-27-peak-2.md.
+ * `--memory <dir>`: each instance logs its memory every second (RSS, V8's heap and its spaces,
+ * external memory: `<dir>/memory.jsonl`) and the run prints V8's heap beside RSS; with
+ * `--heap-snapshots`, each also writes a V8 heap snapshot before the load and at its end
+ * (`<dir>/Heap.*.heapsnapshot`; the run waits for each, minutes on a busy machine: the instances
+ * pause while they write, their followers' streams fail and resume, and the figures of such a
+ * run are not the peak's).
+ * docs/perf/2026-11-27-peak-3.md.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access --
    the script reads the service's JSON answers untyped, as the cluster script does */
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { freeLoopbackPort } from '../src/db/postgres-server';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client as Pg } from 'pg';
 import type { Client } from 'graphql-ws';
@@ -76,6 +84,8 @@ const { values: args } = parseArgs({
     every: { type: 'string', default: '5' },
     kill: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    memory: { type: 'string' },
+    'heap-snapshots': { type: 'boolean', default: false },
     client: { type: 'string', default: 'http' },
     channels: { type: 'string', default: 'fake' },
   },
@@ -91,10 +101,12 @@ if (
   !(CHECKOUTS_PER_SECOND >= 0 && STEPS_PER_SECOND >= 0) ||
   !['up', 'down'].includes(args.redis) ||
   !['http', 'fetch'].includes(args.client) ||
-  !['fake', 'default'].includes(args.channels)
+  !['fake', 'default'].includes(args.channels) ||
+  (args['heap-snapshots'] && (args.profile !== undefined || args.memory === undefined))
 ) {
   console.error(
-    '--orders, --seconds, --stores, --every: whole numbers > 0; the rates: numbers >= 0; --redis up or down; --client http or fetch; --channels fake or default',
+    '--orders, --seconds, --stores, --every: whole numbers > 0; the rates: numbers >= 0; --redis up or down; --client http or fetch; ' +
+      '--channels fake or default; --heap-snapshots needs --memory and not --profile (both signal the instances)',
   );
   process.exit(2);
 }
@@ -346,6 +358,68 @@ async function profileSelf(dir: string): Promise<() => Promise<void>> {
   };
 }
 
+/**
+ * `--heap-snapshots`: each instance writes a V8 heap snapshot (node's --heapsnapshot-signal); resolves
+ * once every file is whole (its JSON closed and its size still for a second).
+ */
+async function heapSnapshots(dir: string, servers: Server[], when: string): Promise<void> {
+  const started = Date.now();
+  const before = new Set(readdirSync(dir));
+  for (const server of servers) server.process.kill('SIGUSR2');
+  const whole = (file: string) => {
+    const size = statSync(file).size;
+    if (size < 2) return -1;
+    const fd = openSync(file, 'r');
+    try {
+      const tail = Buffer.alloc(2);
+      readSync(fd, tail, 0, 2, size - 2);
+      return tail.toString() === ']}' ? size : -1;
+    } finally {
+      closeSync(fd);
+    }
+  };
+  let sizes = new Map<string, number>();
+  for (;;) {
+    await sleep(1000);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    const now = new Map(files.map((f) => [f, whole(path.join(dir, f))]));
+    if (files.length >= servers.length && [...now].every(([f, size]) => size > 0 && sizes.get(f) === size)) break;
+    sizes = now;
+  }
+  console.log(`heap snapshots ${when}: ${servers.length} in ${((Date.now() - started) / 1000).toFixed(0)} s (${dir})`);
+}
+
+/** When the load started (--memory's figures are read from then). */
+let loadStartedAt = 0;
+
+/**
+ * `--memory`: each instance's V8 heap over the load, every 5 s, from its log (BENCH_MEMORY_LOG,
+ * scripts/bench-servers.ts): the heap's size (what V8 holds of RSS), the lowest heap used in each
+ * 5 s (after a collection: close to the live objects) and the highest (garbage not collected yet).
+ */
+function printHeap(file: string, servers: Server[], from: number, to: number): void {
+  type Line = { pid: number; at: number; rss: number; heapTotal: number; heapUsed: number; external: number };
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line)
+    .filter((l) => l.at >= from && l.at <= to);
+  for (const server of servers) {
+    const own = lines.filter((l) => l.pid === server.process.pid);
+    const windows: string[] = [];
+    for (let start = from; start < to; start += 5000) {
+      const w = own.filter((l) => l.at >= start && l.at < start + 5000);
+      if (w.length === 0) continue;
+      const used = w.map((l) => l.heapUsed);
+      const last = w[w.length - 1];
+      windows.push(
+        `${Math.round((start - from) / 1000)}s ${last.heapTotal.toFixed(0)} (${Math.min(...used).toFixed(0)}–${Math.max(...used).toFixed(0)}, ext ${last.external.toFixed(0)})`,
+      );
+    }
+    console.log(`V8 heap MB of instance ${server.process.pid} every 5 s: size (used lowest–highest, external): ${windows.join(', ')}`);
+  }
+}
+
 /** Runs `task` over `items`, `width` at a time. */
 async function inPool<T>(items: T[], width: number, task: (item: T, k: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -431,6 +505,9 @@ async function main() {
   const db = new Pg({ connectionString: databaseUrl });
   await db.connect();
 
+  const memoryDir = args.memory && path.resolve(args.memory);
+  if (memoryDir) mkdirSync(memoryDir, { recursive: true });
+  const heapDir = args['heap-snapshots'] ? memoryDir : undefined;
   const redis = await startRedis();
   // Every outbound channel at a local fake (`--channels default`: WhatsApp at its default address, as before).
   const channels = args.channels === 'fake' ? await startFakeChannels() : undefined;
@@ -445,6 +522,8 @@ async function main() {
     WS_CONNECTIONS_PER_IP_PER_MINUTE: '1000000',
     PGAPPNAME: `peak-${process.pid}`,
     ...(args.profile && { BENCH_CPU_PROFILE: args.profile }),
+    ...(memoryDir && { BENCH_MEMORY_LOG: `${memoryDir}/memory.jsonl` }),
+    ...(heapDir && { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`.trim() }),
   };
   const instances: Server[] = [];
   for (let k = 0; k < 2; k++) instances.push(await startServer('service', env));
@@ -542,12 +621,18 @@ async function main() {
   const loadBefore = os.loadavg()[0];
   // CPU over the load: each instance, this process (the simulator, on the same cores), the run's
   // Redis, the instances' PostgreSQL backends (by application_name), and the whole machine.
-  const backends = async () =>
-    (
-      await db.query<{ pid: number }>(`select pid from pg_stat_activity where application_name like $1`, [`peak-${process.pid} %`])
-    ).rows.map((r) => r.pid);
-  const pgPids = await backends();
-  // A process gone (an instance killed, its backends) counts with its last reading (taken every 5 s and before a kill).
+  // Backends are looked for every second: a pool opens connections during the load too (one
+  // opened after its start counts all its CPU; one closed counts its last reading).
+  const pgPids = new Set<number>();
+  const findBackends = async () => {
+    const { rows } = await db.query<{ pid: number }>(`select pid from pg_stat_activity where application_name like $1`, [
+      `peak-${process.pid} %`,
+    ]);
+    for (const r of rows) pgPids.add(r.pid);
+  };
+  await findBackends();
+  const backendsAtStart = pgPids.size;
+  // A process gone (an instance killed, its backends) counts with its last reading (taken every second and before a kill).
   const lastCpu = new Map<number, number>();
   const cpuKept = (pids: number[]) =>
     pids.reduce((sum, pid) => {
@@ -559,9 +644,10 @@ async function main() {
     instances: instances.map((i) => cpuKept([i.process.pid!])),
     simulator: process.cpuUsage(),
     redis: cpuKept([redis.process.pid!]),
-    postgres: cpuKept(pgPids),
+    postgres: cpuKept([...pgPids]),
     machine: machineCpu(),
   });
+  if (heapDir) await heapSnapshots(heapDir, instances, 'before the load');
   const stopSelfProfile = args.profile ? await profileSelf(args.profile) : undefined;
   if (args.profile) for (const instance of instances) instance.process.kill('SIGUSR2');
   const cpu0 = cpuOf();
@@ -580,6 +666,7 @@ async function main() {
   let stepBudget = 0;
   let checkoutBudget = 0;
   const t0 = Date.now();
+  loadStartedAt = t0;
   let killedAt: number | undefined;
   for (let now = Date.now(), slot = 0; now < until; now = Date.now(), slot++) {
     if (args.kill && killedAt === undefined && now - t0 >= (SECONDS * 1000) / 2) {
@@ -641,18 +728,23 @@ async function main() {
         }
       });
     }
-    if (slot % (5000 / tick) === 0) {
-      rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
-      cpuOf();
-    }
+    if (slot % (5000 / tick) === 0) rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
+    if (slot % (1000 / tick) === 0) void findBackends().then(cpuOf, () => undefined);
     await sleep(Math.max(0, t0 + (slot + 1) * tick - Date.now()));
   }
   const elapsed = (Date.now() - t0) / 1000;
+  await findBackends().catch(() => undefined);
   const cpu1 = cpuOf();
+  rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
   if (args.profile) for (const [k, instance] of instances.entries()) if (!dead.has(k)) instance.process.kill('SIGUSR2');
   await stopSelfProfile?.();
+  if (heapDir)
+    await heapSnapshots(
+      heapDir,
+      instances.filter((_, k) => !dead.has(k)),
+      'at the end of the load',
+    );
   await Promise.all(inFlight);
-  rss.push({ t: Math.round((Date.now() - t0) / 1000), mb: instances.map((i) => rssMb(i)) });
   const loadAfter = os.loadavg()[0];
 
   async function step(order: Tracked): Promise<void> {
@@ -762,7 +854,7 @@ async function main() {
   console.log(
     `\nCPU over the ${elapsed.toFixed(0)} s of load: instances ${instancesCpu.map(coreShare).join(', ')}; ` +
       `the simulator (this process) ${coreShare(simulatorCpu)}, ${((1000 * simulatorCpu) / Math.max(1, count.positions + count.checkouts + count.steps)).toFixed(2)} ms per request answered; Redis ${coreShare(cpu1.redis - cpu0.redis)}; ` +
-      `PostgreSQL (the instances' ${pgPids.length} backends) ${coreShare(cpu1.postgres - cpu0.postgres)}; ` +
+      `PostgreSQL (the instances' backends: ${pgPids.size}, ${backendsAtStart} of them at the start) ${coreShare(cpu1.postgres - cpu0.postgres)}; ` +
       `the machine ${((100 * machineBusy) / machineTotal).toFixed(0)} % busy of ${os.cpus().length} cores ` +
       `(this run ${((100 * ours) / machineTotal).toFixed(0)} %, the rest ${((100 * (machineBusy - ours)) / machineTotal).toFixed(0)} %); ` +
       `instances' CPU per position answered ${((1000 * instancesCpu.reduce((a, b) => a + b, 0)) / Math.max(1, count.positions)).toFixed(2)} ms (all their work ÷ positions)`,
@@ -773,6 +865,7 @@ async function main() {
   console.log(
     `\nRSS MB per instance every 5 s: ${rss.map((r) => `${r.t}s ${r.mb.map((m) => m?.toFixed(0) ?? '?').join('/')}`).join(', ')}`,
   );
+  if (memoryDir) printHeap(`${memoryDir}/memory.jsonl`, instances, loadStartedAt, Date.now());
 
   for (const line of lines.values()) void line.client.then((client) => client.dispose()).catch(() => undefined);
   for (const instance of instances) stopServer(instance);

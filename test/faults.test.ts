@@ -155,8 +155,44 @@ describe('a subscription set up while no database connection comes free', () => 
     // The first socket stayed open and serves again: the same subscription now reaches its resolver (no such order).
     const again = subscribe(client, `subscription { orderUpdates(orderId: 1) { seq status } }`);
     await again.completed;
-    expect(again.errors).toMatchObject([{ extensions: { code: 'NOT_FOUND' } }]);
+    expect(again.errors).toMatchObject([[{ extensions: { code: 'NOT_FOUND' } }]]);
     expect(closes).toEqual([]);
+  });
+
+  it("inside the subscription's own resolver (the order's access check) is an `error` message, not a `next` and `complete`", async () => {
+    // The caller check at subscribe is answered from the token's recent check (the default
+    // recheck interval): the read that meets the full pool is the resolver's own (followableOrder).
+    const s = await startTestServer({ DB_POOL_MAX: '4', DB_ACQUIRE_TIMEOUT_MS: '300' });
+    extra.push(s);
+    const { token } = await registerCustomer(s);
+    const received: { type: string; id?: string }[] = [];
+    let connected!: () => void;
+    const acknowledged = new Promise<void>((resolve) => (connected = resolve));
+    const client = createClient({
+      url: s.wsUrl,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+      on: { connected: () => connected(), message: (message) => void received.push(message as { type: string; id?: string }) },
+    });
+    clients.push(client);
+    await acknowledged;
+
+    const pool = readPoolOf(s.db.orm)!;
+    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    let busy: ReturnType<typeof subscribe>;
+    try {
+      busy = subscribe(client, `subscription { orderUpdates(orderId: 1) { seq status } }`);
+      await busy.completed;
+    } finally {
+      held.forEach((c) => c.release());
+    }
+    // graphql-ws's `error` message ends the operation with the errors as one array (what a client
+    // retries on UNAVAILABLE: web/dashboard/live.ts); a `next` carrying them, then `complete`,
+    // reads as a stream that answered and ended.
+    expect(received.filter((m) => m.id !== undefined).map((m) => m.type)).toEqual(['error']);
+    expect(busy.errors).toMatchObject([[{ message: BUSY, extensions: { code: 'UNAVAILABLE', retryAfter: 2 } }]]);
   });
 });
 

@@ -113,4 +113,32 @@ describe('the outbox honours them', () => {
     await eventually(() => expect(t.fcm.received.map((p) => [p.token, p.data.type])).toEqual([['owner-token', 'new_order']]));
     expect(newOrders()).toHaveLength(1);
   });
+
+  it('an unanswered order whose owner hears no reminder is looked at by one reminder pass, not by every pass until its deadline', async () => {
+    const worker = t.server.app.notifications;
+    await worker.stop(); // the test runs the passes
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    const off = { channels: { push: false, whatsapp: false, web_push: false } };
+    expect((await put(off, STORE_PATH, t.w.owner.token)).status).toBe(200);
+    const half = t.server.config.orders.acceptTimeoutSeconds / 2;
+    const placedAgo = (id: number, seconds: number) =>
+      sql(`update orders set created_at = now() - interval '1 second' * ? where id = ?`, [seconds, id]);
+    const unheard = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await placedAgo(unheard, half);
+    const examined = worker.stats.remindersExamined;
+    expect(await worker.remind()).toBe(0);
+    expect(worker.stats.remindersExamined - examined).toBe(1);
+    expect(await worker.remind()).toBe(0);
+    expect(await worker.remind()).toBe(0);
+    expect(worker.stats.remindersExamined - examined).toBe(1);
+
+    // An order placed after it is still reminded when its time comes.
+    expect((await put({ channels: { push: true } }, STORE_PATH, t.w.owner.token)).status).toBe(200);
+    const heard = (await placeOrder(t.server, t.w)).body.data.order_id;
+    await placedAgo(heard, half);
+    expect(await worker.remind()).toBe(1);
+    expect(await worker.remind()).toBe(0);
+    expect(worker.stats.remindersExamined - examined).toBe(2);
+    expect(await sql(`select order_id from notification_outbox where kind = 'accept_reminder'`)).toEqual([{ order_id: heard }]);
+  });
 });

@@ -175,12 +175,14 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
    * where connections share one session (`unnamedStatementsOnly`) it is sent unnamed.
    * `named: false`: for texts built from the request's choices (a filter's conditions, a sort),
    * too many to keep prepared on every connection; planned with their values each time, but
-   * still sent on the read pool.
+   * still sent on the read pool. `readPool: false`: outside a transaction, sent on the ORM's own
+   * pool instead (named, through knex's runner): for background work (the notification worker)
+   * that must not take the read pool's few connections from the requests and subscriptions.
    */
   async executePrepared<T extends EntityData<AnyEntity>>(
     sql: string,
     params: PreparedValue[],
-    options: { named?: boolean } = {},
+    options: PreparedOptions = {},
   ): Promise<T[]> {
     for (const value of params) {
       if (value !== null && typeof value === 'object')
@@ -192,7 +194,7 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     const name = sharedSessions.has(config) || options.named === false ? undefined : statementName(text);
     if (this.session) return this.send<T>(nativeText(this, text, params), params, name);
     const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
-    const pool = trx ? undefined : readPools.get(config);
+    const pool = trx || options.readPool === false ? undefined : readPools.get(config);
     try {
       if (trx) {
         // The transaction's connection, through knex's runner; pg takes `name` from the query's options.
@@ -228,12 +230,18 @@ function nativeText(em: EntityManager, text: string, params: PreparedValue[]): s
   return native;
 }
 
+/** `executePrepared`'s options: `named: false` (planned each time), `readPool: false` (the ORM's pool outside transactions). */
+export interface PreparedOptions {
+  named?: boolean;
+  readPool?: boolean;
+}
+
 /** `em.executePrepared` of the application's EntityManager (every fork is one). */
 export function executePrepared<T extends EntityData<AnyEntity>>(
   em: EntityManager,
   sql: string,
   params: PreparedValue[],
-  options?: { named?: boolean },
+  options?: PreparedOptions,
 ): Promise<T[]> {
   if (!(em instanceof AppEntityManager)) throw new Error('executePrepared needs the application EntityManager (db/orm.ts)');
   return em.executePrepared<T>(sql, params, options);

@@ -116,6 +116,9 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
   const payloadText = (result: ExecutionResult) =>
     JSON.stringify(result.errors ? { ...result, errors: result.errors.map((e) => formatGraphQLError(e.toJSON(), e, format)) } : result);
 
+  /** Streams created by onSubscribe, until graphql-ws's `subscribe` takes them. */
+  const streams = new WeakMap<ExecutionArgs, AsyncIterableIterator<ExecutionResult>>();
+
   const revocations = services.tokenEvents.subscribe('revoked');
   void (async () => {
     for await (const { jti } of revocations) guard.revoked(jti);
@@ -182,9 +185,32 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
         }
         if (!contextValue.viewer)
           return [new GraphQLError(contextValue.authError?.message ?? 'Unauthenticated.', { extensions: { code: 'UNAUTHENTICATED' } })];
-        return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+        const args: ExecutionArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue,
+        };
+        // The subscription's own resolver runs here, not in graphql-ws's `subscribe`: when it fails
+        // (the order's access check on a full pool, not found, forbidden) graphql-js answers one
+        // result with errors, which graphql-ws would send as a `next` followed by `complete` (a
+        // stream that answered and ended: a client does not retry it). Returned from onSubscribe,
+        // the errors are graphql-ws's `error` message, the operation's end with its errors (the
+        // socket kept), as validation's and the caller check's are.
+        const stream = await subscribeShared(args);
+        if (!isAsyncIterable(stream)) return stream.errors?.length ? stream.errors : [new GraphQLError('The subscription gave no stream.')];
+        await settled(args);
+        streams.set(args, stream);
+        return args;
       },
+      // The stream onSubscribe created for these arguments (graphql-ws passes them on unchanged).
       subscribe: async (args) => {
+        const stream = streams.get(args);
+        if (stream) {
+          streams.delete(args);
+          return stream;
+        }
         const result = await subscribeShared(args);
         await settled(args);
         return result;
@@ -229,6 +255,10 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+function isAsyncIterable<T>(value: T | AsyncIterableIterator<ExecutionResult>): value is AsyncIterableIterator<ExecutionResult> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }
 
 function bearerFrom(params: ConnectionParams | undefined): string | undefined {

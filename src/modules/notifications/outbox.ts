@@ -159,32 +159,66 @@ function kindsStatement(
 }
 
 /**
+ * Where a worker's reminder passes have got to: every order placed up to `placedAt` (and, at
+ * that time, up to id `orderId`) has been looked at (PostgreSQL's text of the timestamp, so that
+ * its microseconds come back as they went).
+ */
+export interface ReminderMark {
+  placedAt: string;
+  orderId: number;
+}
+
+/**
  * The owner's reminder of each order still unanswered `reminderAfterSeconds` after it was
  * placed (and not yet past its deadline), written once per order as its event's rows are (the
  * same recipients and channels, caused by the order's first event: the unique keys make a
  * second writer's rows, another instance's, nothing). The worker calls it every few seconds,
- * so a reminder goes out within that time of being due. Answers how many rows were written.
+ * so a reminder goes out within that time of being due. Each pass looks only at the orders
+ * placed after `since`, the mark the previous pass answered: an order whose owner hears no
+ * reminder (every channel off) is looked at once, not on every pass until its deadline. Every
+ * order placed before the pass's horizon (now - `reminderAfterSeconds`) has long committed (no
+ * transaction lives that long), so a pass that takes every due order moves the mark to that
+ * horizon. Answers how many orders it looked at, how many rows it wrote and the new mark.
  */
-export async function remindUnanswered(em: EntityManager): Promise<number> {
-  if (!outboxSettings.enabled) return 0;
+export async function remindUnanswered(
+  em: EntityManager,
+  since: ReminderMark | null,
+): Promise<{ examined: number; written: number; mark: ReminderMark | null }> {
+  if (!outboxSettings.enabled) return { examined: 0, written: 0, mark: since };
+  const limit = 200;
   return em.transactional(async (tx) => {
-    const due = await tx.execute<{ order_id: number; event_id: string }[]>(
-      `select o.id as order_id, e.id as event_id
-       from orders o join order_events e on e.order_id = o.id and e.seq = 1
-       where o.status = 'pending_acceptance'
-         and o.created_at <= now() - make_interval(secs => ?) and o.created_at > now() - make_interval(secs => ?)
-         and not exists (select 1 from notification_outbox n where n.order_id = o.id and n.kind = 'accept_reminder')
-       order by o.created_at limit 200`,
-      [outboxSettings.reminderAfterSeconds, outboxSettings.acceptTimeoutSeconds],
+    const rows = await tx.execute<{ horizon: string; order_id: number | null; event_id: string | null; placed_at: string | null }[]>(
+      `with h as (select now() - make_interval(secs => ?) as horizon)
+       select h.horizon::text as horizon, d.order_id, d.event_id, d.placed_at
+       from h left join lateral (
+         select o.id as order_id, e.id as event_id, o.created_at::text as placed_at
+         from orders o join order_events e on e.order_id = o.id and e.seq = 1
+         where o.status = 'pending_acceptance'
+           and o.created_at <= h.horizon and o.created_at > now() - make_interval(secs => ?)
+           and (o.created_at, o.id) > (?::timestamptz, ?::int)
+           and not exists (select 1 from notification_outbox n where n.order_id = o.id and n.kind = 'accept_reminder')
+         order by o.created_at, o.id limit ?
+       ) d on true`,
+      [
+        outboxSettings.reminderAfterSeconds,
+        outboxSettings.acceptTimeoutSeconds,
+        since?.placedAt ?? '-infinity',
+        since?.orderId ?? 0,
+        limit,
+      ],
     );
     let written = 0;
+    let mark: ReminderMark = { placedAt: rows[0].horizon, orderId: 2 ** 31 - 1 }; // every due order taken
+    const due = rows.flatMap((row) => (row.order_id === null ? [] : [{ ...row, order_id: row.order_id }]));
     for (const order of due) {
       const { sql, params } = kindsStatement({ orderEvent: String(order.event_id) }, order.order_id, [
         { kind: 'accept_reminder', delay: 0 },
       ]);
       written += (await executePrepared<{ n: number }>(tx, sql, params))[0].n;
+      // A full pass: the next one goes on after its last order.
+      if (due.length === limit) mark = { placedAt: String(order.placed_at), orderId: order.order_id };
     }
-    return written;
+    return { examined: due.length, written, mark };
   });
 }
 

@@ -15,7 +15,7 @@ import type { Logger } from '../../common/logger';
 import type { Channels, OutgoingMessage, Outcome } from './channel';
 import { render, OrderFacts } from './messages';
 import type { NotificationChannel } from './notification.entity';
-import { NotificationKind, outboxSignal, remindUnanswered } from './outbox';
+import { NotificationKind, outboxSignal, ReminderMark, remindUnanswered } from './outbox';
 
 /** A claimed row, with what its send needs (null where the order or the address is gone). */
 interface Claimed {
@@ -50,6 +50,24 @@ interface Result {
   delay: number;
 }
 
+/**
+ * The worker's statements go on the ORM's pool, as its other writes do, never on the read pool:
+ * that pool's few connections serve the requests' hot reads and the live streams' set-ups and
+ * catch-up reads, which a worker retrying failing sends back to back starved ("The service is
+ * busy" under the peak with WhatsApp unreachable: docs/perf/2026-11-27-notifications-5.md).
+ */
+const ON_ORM_POOL = { readPool: false } as const;
+
+/**
+ * Part of the claim's and the record's statement: their transaction (the statement's own) commits
+ * without waiting for its WAL to reach the disk (`synchronous_commit` off for that transaction
+ * alone; PostgreSQL's walwriter flushes it within ~3 × wal_writer_delay). Only a crash of
+ * PostgreSQL itself in that window can lose one: a lost claim or record makes the row due again
+ * and sent again, which at-least-once delivery allows; nothing is inconsistent. The worker's
+ * PostgreSQL and Node CPU per row x0.77-0.82 (docs/perf/2026-11-27-notifications-5.md).
+ */
+const ASYNC_COMMIT = `select set_config('synchronous_commit', 'off', true) as async_commit`;
+
 const HOUR_MS = 3_600_000;
 /** How often a worker looks for unanswered orders to remind their owner of: a reminder is at most this late. */
 const REMINDERS_EVERY_MS = 5_000;
@@ -62,6 +80,10 @@ export class OutboxWorker {
   private lastPrune = 0;
   private lastReminders = 0;
   private readonly wake = () => this.kick();
+  /** Claims run and the rows they took (the notifications bench prints rows per claim); orders the reminder passes looked at. */
+  readonly stats = { claims: 0, rows: 0, remindersExamined: 0 };
+  /** Where the reminder passes have got to (outbox.ts `remindUnanswered`). */
+  private reminderMark: ReminderMark | null = null;
 
   constructor(
     private readonly em: EntityManager,
@@ -120,6 +142,8 @@ export class OutboxWorker {
     let sent = 0;
     for (;;) {
       const batch = await this.claim();
+      this.stats.claims++;
+      this.stats.rows += batch.length;
       if (batch.length > 0) {
         const results = await Promise.all(batch.map((row) => this.deliver(row)));
         await this.record(results);
@@ -140,19 +164,26 @@ export class OutboxWorker {
     return sent;
   }
 
-  /** Writes the reminders now due (outbox.ts `remindUnanswered`); the next pass sends them. */
-  remind(): Promise<number> {
-    return remindUnanswered(this.em.fork());
+  /**
+   * Writes the reminders now due (outbox.ts `remindUnanswered`: each order looked at once, from
+   * where the last call got to); the next pass sends them. Answers the rows written.
+   */
+  async remind(): Promise<number> {
+    const { examined, written, mark } = await remindUnanswered(this.em.fork(), this.reminderMark);
+    this.reminderMark = mark;
+    this.stats.remindersExamined += examined;
+    return written;
   }
 
   /**
    * Claims a batch of due rows and reads, in the same statement, what their sends need. Sent
-   * prepared (as the record below): PostgreSQL plans this text once per connection, not per pass.
+   * prepared (as the record below): PostgreSQL plans this text once per connection, not per pass;
+   * on the ORM's pool (`ON_ORM_POOL`).
    */
   private claim(): Promise<Claimed[]> {
     return executePrepared<Claimed>(
       this.em.fork(),
-      `with claimed as (
+      `with async_commit as materialized (${ASYNC_COMMIT}), claimed as (
          update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
          where n.id in (
            select id from notification_outbox where status = 'pending' and due_at <= now()
@@ -167,7 +198,7 @@ export class OutboxWorker {
          w.p256dh, w.auth,
          case when c.channel = 'push' then dev.locale
            else (select d.locale from user_devices d where d.user_id = c.user_id order by d.last_seen_at desc limit 1) end as locale
-       from claimed c
+       from claimed c cross join async_commit
          left join orders o on o.id = c.order_id
          left join stores s on s.id = o.store_id
          left join drivers dr on dr.id = o.driver_id
@@ -178,6 +209,7 @@ export class OutboxWorker {
            and w.user_id = c.user_id
          left join users u on u.id = (case when c.channel = 'whatsapp' then c.user_id end)`,
       [this.config.leaseSeconds, this.config.batchSize],
+      ON_ORM_POOL,
     );
   }
 
@@ -247,9 +279,10 @@ export class OutboxWorker {
          last_error = coalesce(r.error, n.last_error),
          sent_at = case when r.status = 'sent' then now() end,
          due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
-       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8)
+       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8), (${ASYNC_COMMIT}) async_commit
        where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
       [JSON.stringify(results)],
+      ON_ORM_POOL,
     );
   }
 
