@@ -50,8 +50,11 @@ export interface Services {
   positions: DriverPositionsService;
   /** A token this instance revoked: refused here from now on (other instances hear it through tokenEvents). */
   tokenRevoked(jti: string): void;
-  /** The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. */
-  authenticate(em: EntityManager, authorization: string): Promise<Viewer>;
+  /**
+   * The viewer behind an `Authorization` header value, or an UNAUTHENTICATED AppError. `emOf` is
+   * called only when the database must be read (a token not checked lately): no fork otherwise.
+   */
+  authenticate(emOf: () => EntityManager, authorization: string): Promise<Viewer>;
 }
 
 export interface Context {
@@ -129,7 +132,7 @@ export async function createContext(source: ContextSource): Promise<Context> {
   };
   if (source.authorization) {
     try {
-      context.viewer = await source.services.authenticate(context.em, source.authorization);
+      context.viewer = await source.services.authenticate(() => context.em, source.authorization);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       context.authError = error;

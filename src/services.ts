@@ -5,7 +5,7 @@ import { Logger } from './common/logger';
 import { MessageSender } from './common/message-sender';
 import { Services } from './context';
 import { createMessageSender } from './modules/auth/senders';
-import { authenticate, Revocations } from './modules/auth/token.service';
+import { authenticate, Revocations, VerifiedTokens } from './modules/auth/token.service';
 import { onOrderTransition, settlePayments } from './modules/payments/payment-lifecycle';
 import { createPaymentProviders } from './modules/payments/providers';
 import { vapidKeys } from './modules/notifications/vapid-keys';
@@ -26,6 +26,7 @@ export function createServices(
 ): Services {
   const payments = createPaymentProviders(config.payments);
   const revocations = new Revocations(config.jwt.revocationRecheckSeconds * 1000);
+  const verified = new VerifiedTokens();
   const heard = bus.tokenEvents.subscribe('revoked');
   void (async () => {
     for await (const { jti } of heard) revocations.heardRevoked(jti);
@@ -46,6 +47,6 @@ export function createServices(
       settle: (em, log, ids) => settlePayments(em, { payments, pubSub: bus.pubSub, logger: log }, ids),
     },
     tokenRevoked: (jti) => revocations.heardRevoked(jti),
-    authenticate: (em, authorization) => authenticate(em, config.jwt, authorization, revocations),
+    authenticate: (emOf, authorization) => authenticate(emOf, config.jwt, authorization, revocations, verified),
   };
 }

@@ -92,6 +92,21 @@ describe('POST /api/v1/driver/location', () => {
     ]);
   });
 
+  it("reports a known driver's position without an EntityManager: the caller check and the position fork none once both are known", async () => {
+    const driver = await onlineDriver(t.server, near()); // its token checked, the driver and the area read
+    const services = t.server.app.services;
+    const emOf = jest.fn(() => t.server.db.orm.em.fork());
+    const viewer = await services.authenticate(emOf, `Bearer ${driver.token}`);
+    const to = northOf(near(), 0.05);
+    const state = await services.positions.report(emOf, viewer.userId, to.lat, to.lng);
+    expect([state.id, state.latitude, emOf.mock.calls.length]).toEqual([driver.driverId, to.lat, 0]);
+    // A driver (and a token) not known yet: the database is read, through a fork made then.
+    const other = await registerCustomer(t.server);
+    await expect(services.authenticate(emOf, `Bearer ${other.token}`)).resolves.toMatchObject({ userId: other.user.id });
+    await expect(services.positions.report(emOf, other.user.id, to.lat, to.lng)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(emOf.mock.calls.length).toBe(2);
+  });
+
   it('writes the positions still in memory when the instance shuts down', async () => {
     // A flush interval longer than the test: only the shutdown writes the position.
     const instance = await startTestServer({ POSITION_FLUSH_MS: '1000' }, t.server.db);

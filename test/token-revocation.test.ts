@@ -3,6 +3,8 @@
  * looked up once per TOKEN_REVOCATION_RECHECK_SECONDS, not on every request; a logout is refused at
  * once on its instance and, through the bus, on the others; a lost notice holds at most the recheck.
  */
+import { VerifiedTokens } from '../src/modules/auth/token.service';
+import type { Viewer } from '../src/context';
 import { registerCustomer } from './helpers/auth';
 import { startTestServer, TestServer } from './helpers/server';
 import { useTestServer } from './helpers/setup';
@@ -59,4 +61,52 @@ const redis = process.env.REDIS_URL;
     await a.close();
     await b.close();
   }
+});
+
+describe('verified tokens', () => {
+  const viewer = (userId: number, expiresInSeconds: number): Viewer => ({
+    userId,
+    tokenId: `jti-${userId}`,
+    expiresAt: new Date((Math.floor(Date.now() / 1000) + expiresInSeconds) * 1000),
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('verifies a token once while it lasts, again once it has expired, and keeps nothing of a token refused', () => {
+    const verified = new VerifiedTokens();
+    const verify = jest.fn(() => viewer(1, 60));
+    expect(verified.viewer('a', verify)).toMatchObject({ userId: 1 });
+    expect(verified.viewer('a', verify)).toMatchObject({ userId: 1 });
+    expect(verify).toHaveBeenCalledTimes(1);
+    // Its expiry's second reached: verified again (jsonwebtoken then refuses it as expired).
+    const expiry = verified.viewer('a', verify).expiresAt.getTime();
+    jest.spyOn(Date, 'now').mockReturnValue(expiry);
+    const refuse = jest.fn((): Viewer => {
+      throw new Error('The token has expired.');
+    });
+    expect(() => verified.viewer('a', refuse)).toThrow('The token has expired.');
+    expect(() => verified.viewer('a', refuse)).toThrow('The token has expired.');
+    expect([refuse.mock.calls.length, verified.size]).toEqual([2, 0]);
+  });
+
+  it('keeps at most its bound of tokens, forgetting the oldest first', () => {
+    const verified = new VerifiedTokens(2);
+    const verify = jest.fn((userId: number) => viewer(userId, 60));
+    for (const [token, userId] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const)
+      verified.viewer(token, () => verify(userId));
+    expect(verified.size).toBe(2);
+    verified.viewer('c', () => verify(3));
+    verified.viewer('b', () => verify(2));
+    expect(verify).toHaveBeenCalledTimes(3); // b and c still known
+    verified.viewer('a', () => verify(1)); // forgotten: verified again
+    expect([verify.mock.calls.length, verified.size]).toEqual([4, 2]);
+  });
+
+  it('a refused token is answered 401 however often it comes (nothing kept)', async () => {
+    const bad = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
+    for (let k = 0; k < 2; k++) expect((await me(server, bad)).status).toBe(401);
+  });
 });

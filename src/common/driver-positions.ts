@@ -22,8 +22,11 @@ export interface DriverState {
 }
 
 export interface DriverPositionsService {
-  /** Keeps the caller's position (422 when implausible); it is written and sent at the next flush. */
-  report(em: EntityManager, userId: number, latitude: number, longitude: number): Promise<DriverState>;
+  /**
+   * Keeps the caller's position (422 when implausible); it is written and sent at the next flush.
+   * `emOf` is called only when the database must be read (a driver or the area not known yet).
+   */
+  report(emOf: () => EntityManager, userId: number, latitude: number, longitude: number): Promise<DriverState>;
   /** A driver's row changed elsewhere in this instance (availability): what is known follows it. */
   noteRow(row: Record<string, unknown> & { id: number }): void;
   /** The latest position this instance knows of a driver (written or not), if any. */

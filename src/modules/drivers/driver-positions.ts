@@ -86,10 +86,10 @@ export class DriverPositions implements DriverPositionsService {
   }
 
   /** The caller's driver state (403 for non-drivers). */
-  async driverOf(em: EntityManager, userId: number): Promise<DriverState> {
+  async driverOf(emOf: () => EntityManager, userId: number): Promise<DriverState> {
     const known = this.byUser.get(userId);
     if (known) return known;
-    const row = await driverOfUser(em, userId);
+    const row = await driverOfUser(emOf(), userId);
     if (!row) throw forbidden('You are not registered as a driver.');
     // Two first requests at once: the first one kept wins.
     return this.byUser.get(userId) ?? this.remember(Number(row.user_id), stateOf(row));
@@ -118,10 +118,10 @@ export class DriverPositions implements DriverPositionsService {
   }
 
   /** Keeps the caller's position (422 when implausible); it is written and sent at the next flush. */
-  async report(em: EntityManager, userId: number, latitude: number, longitude: number, now = new Date()): Promise<DriverState> {
-    const driver = await this.driverOf(em, userId);
+  async report(emOf: () => EntityManager, userId: number, latitude: number, longitude: number, now = new Date()): Promise<DriverState> {
+    const driver = await this.driverOf(emOf, userId);
     const position = { latitude, longitude };
-    if (!(await this.inArea(em, position))) refuse('The position is outside the area the platform serves.');
+    if (!(await this.inArea(emOf, position))) refuse('The position is outside the area the platform serves.');
     if (driver.latitude !== null && driver.longitude !== null && driver.locationUpdatedAt) {
       const seconds = Math.max(0, (now.getTime() - driver.locationUpdatedAt.getTime()) / 1000);
       const reachable = GPS_SLACK_M + (MAX_SPEED_KMH / 3.6) * seconds;
@@ -210,12 +210,12 @@ export class DriverPositions implements DriverPositionsService {
   }
 
   /** Within MAX_DELIVERY_RADIUS_KM of the active stores' box (anywhere while there is no store). */
-  private async inArea(em: EntityManager, p: { latitude: number; longitude: number }): Promise<boolean> {
+  private async inArea(emOf: () => EntityManager, p: { latitude: number; longitude: number }): Promise<boolean> {
     const age = () => (this.area ? Date.now() - this.area.readAt : Infinity);
-    if (!this.area) await this.readArea(em);
+    if (!this.area) await this.readArea(emOf());
     else if (age() > AREA_REFRESH_MS) this.readArea(this.em.fork()).catch(() => undefined); // in the background; a failure retries next time
     if (within(this.area!.box, p)) return true;
-    if (age() > AREA_RECHECK_MS) await this.readArea(em);
+    if (age() > AREA_RECHECK_MS) await this.readArea(emOf());
     return within(this.area!.box, p);
   }
 

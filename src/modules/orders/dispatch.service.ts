@@ -35,7 +35,8 @@ export async function setOnline(ctx: Context, online: boolean, position?: { lati
  * written and sent to the followers of the driver's orders at the next flush (`positionsWritten`).
  */
 export function reportLocation(ctx: Context, latitude: number, longitude: number): Promise<DriverState> {
-  return ctx.services.positions.report(ctx.em, viewerOf(ctx).userId, latitude, longitude);
+  // The context's EntityManager is forked only if the driver or the area must be read.
+  return ctx.services.positions.report(() => ctx.em, viewerOf(ctx).userId, latitude, longitude);
 }
 
 /**
