@@ -10,7 +10,7 @@ import net from 'node:net';
 import { Client, Pool } from 'pg';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
-import { AppEntityManager, executePrepared, leanTransaction } from '../src/common/entity-manager';
+import { AppEntityManager, executePrepared, leanTransaction, readPoolOf } from '../src/common/entity-manager';
 import { databaseFault } from '../src/common/database-faults';
 import { openTestDatabase } from './helpers/database';
 
@@ -26,6 +26,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.close();
 });
+
+/** One entry per connection of the read pool: holding them all leaves none for the next caller. */
+const readConnections = () => Array.from({ length: readPoolOf(db.orm)!.options.max });
 
 describe('executePrepared', () => {
   const sql = `select ?::text as text, ?::int as n, ll_to_earth(?, ?)::text as here, ?::boolean as yes, ?::text as nothing, x
@@ -64,7 +67,7 @@ describe('executePrepared', () => {
 
   it('answers a busy fault (503) when no read connection comes free within the acquire timeout', async () => {
     const em = db.orm.em.fork();
-    const holding = executePrepared(em, 'select pg_sleep(?)', [0.8]);
+    const holding = Promise.all(readConnections().map(() => executePrepared(em, 'select pg_sleep(?)', [0.8])));
     const error = await executePrepared(em, 'select 1 as one', []).then(
       () => undefined,
       (e: unknown) => e,
@@ -222,7 +225,7 @@ describe('leanTransaction', () => {
   it('writes no entities, and answers a busy fault (503) when no read connection comes free in time', async () => {
     const em = db.orm.em.fork();
     await expect(leanTransaction(em, (tx) => tx.flush())).rejects.toThrow(/no entities/);
-    const holding = leanTransaction(em, (tx) => executePrepared(tx, 'select pg_sleep(?)', [0.8]));
+    const holding = Promise.all(readConnections().map(() => leanTransaction(em, (tx) => executePrepared(tx, 'select pg_sleep(?)', [0.8]))));
     const error = await leanTransaction(em, (tx) => executePrepared(tx, 'select 1 as one', [])).then(
       () => undefined,
       (e: unknown) => e,
