@@ -140,6 +140,23 @@ describe('who hears what', () => {
     await eventually(settled);
   });
 
+  it("a push carries its event's status, however late the worker sends it", async () => {
+    await devices();
+    await t.server.app.notifications.stop(); // the rows wait while the order moves on
+    const id = await order();
+    expect((await storeStep(id, 'accept')).status).toBe(200);
+    expect((await storeStep(id, 'preparing')).status).toBe(200);
+    expect((await storeStep(id, 'ready')).status).toBe(200);
+    t.server.app.notifications.start();
+    await eventually(() => expect(t.fcm.received).toHaveLength(3));
+    const sent = t.fcm.received.map((p) => [p.token, p.data.type, p.data.status]).sort();
+    expect(sent).toEqual([
+      ['customer-token', 'order_accepted', 'accepted'],
+      ['customer-token', 'order_ready', 'ready_for_pickup'],
+      ['owner-token', 'new_order', 'pending_acceptance'],
+    ]);
+  });
+
   it('an owner without a push device hears of a new order on WhatsApp, with the template from configuration', async () => {
     const id = await order();
     await eventually(() =>

@@ -28,6 +28,8 @@ interface Claimed {
   attempts: number;
   /** The order's facts (status null: the order no longer exists). */
   status: string | null;
+  /** The order's status at the event that caused the row (its current one for a payment event's): the payload's. */
+  event_status: string | null;
   total_cents: number;
   rejection_reason: string | null;
   store_name: string;
@@ -189,10 +191,10 @@ export class OutboxWorker {
            select id from notification_outbox where status = 'pending' and due_at <= now()
            order by due_at limit ? for update skip locked
          )
-         returning n.id, n.order_id, n.kind, n.user_id, n.channel, n.target, n.attempts
+         returning n.id, n.order_id, n.event_id, n.kind, n.user_id, n.channel, n.target, n.attempts
        )
        select c.id, c.order_id, c.kind, c.user_id, c.channel, c.target, c.attempts,
-         o.status, o.total_cents, o.rejection_reason, s.name as store_name, du.first_name as driver_name,
+         o.status, coalesce(ev.status, o.status) as event_status, o.total_cents, o.rejection_reason, s.name as store_name, du.first_name as driver_name,
          (select string_agg(i.quantity || '× ' || i.product_name, ', ' order by i.id) from order_items i where i.order_id = o.id) as items,
          case c.channel when 'push' then dev.push_token when 'web_push' then w.endpoint else u.phone_number end as address,
          w.p256dh, w.auth,
@@ -200,6 +202,7 @@ export class OutboxWorker {
            else (select d.locale from user_devices d where d.user_id = c.user_id order by d.last_seen_at desc limit 1) end as locale
        from claimed c cross join async_commit
          left join orders o on o.id = c.order_id
+         left join order_events ev on ev.id = c.event_id
          left join stores s on s.id = o.store_id
          left join drivers dr on dr.id = o.driver_id
          left join users du on du.id = dr.user_id
@@ -243,7 +246,7 @@ export class OutboxWorker {
       const message: OutgoingMessage = {
         to: row.address,
         ...render(row.kind, locale, facts),
-        data: { type: row.kind, order_id: String(row.order_id), status: row.status },
+        data: { type: row.kind, order_id: String(row.order_id), status: row.event_status ?? row.status },
         parameters: [String(row.order_id), facts.storeName, facts.items, facts.total],
         locale,
         keys: row.channel === 'web_push' && row.p256dh && row.auth ? { p256dh: row.p256dh, auth: row.auth } : undefined,
