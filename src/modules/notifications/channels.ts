@@ -25,17 +25,12 @@ export class LogChannel implements Channel {
   }
 }
 
-const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
-
 /**
- * Firebase Cloud Messaging, HTTP v1: an OAuth2 access token from the service account (a signed
- * JWT exchanged at its token_uri, kept until shortly before it expires), then
- * `POST {apiUrl}/v1/projects/{project}/messages:send` per device token, over kept-alive
- * connections of node:https (fetch cost ~5× the CPU per send: docs/perf/2026-11-26-notifications-3.md).
+ * POSTs over kept-alive connections of node:https (node:http for a local fake): fetch cost ~5×
+ * the CPU per send (docs/perf/2026-11-26-notifications-3.md), which in a checkout's bench was
+ * ~17 % of the service's CPU for the owner's WhatsApp message (docs/perf/2026-11-27-checkout-3.md).
  */
-export class FcmChannel implements Channel {
-  private token: { value: string; until: number } | null = null;
-  private pendingToken: Promise<string> | null = null;
+class KeptAlivePoster {
   // An idle connection is closed after 4 s, before a server's usual 5 s (Node's default): a send
   // never starts on a connection the server is closing.
   private readonly agents = {
@@ -43,14 +38,15 @@ export class FcmChannel implements Channel {
     'https:': new https.Agent({ keepAlive: true, maxSockets: 32, timeout: 4000 }),
   };
 
-  constructor(private readonly config: NonNullable<Config['notifications']['fcm']>) {}
+  /** `timeoutMs`: no answer (no byte) for this long fails the send. */
+  constructor(private readonly timeoutMs: () => number) {}
 
   /** POSTs `body` and reads the answer as JSON ({} when it is not). */
-  private async post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
+  async post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
     const target = new URL(url);
     const transport = target.protocol === 'http:' ? http : https;
     const agent = target.protocol === 'http:' ? this.agents['http:'] : this.agents['https:'];
-    const { timeoutMs } = this.config;
+    const timeoutMs = this.timeoutMs();
     return new Promise((resolve, reject) => {
       const req = transport.request(
         target,
@@ -78,6 +74,27 @@ export class FcmChannel implements Channel {
       req.on('error', reject);
       req.end(body);
     });
+  }
+}
+
+const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
+
+/**
+ * Firebase Cloud Messaging, HTTP v1: an OAuth2 access token from the service account (a signed
+ * JWT exchanged at its token_uri, kept until shortly before it expires), then
+ * `POST {apiUrl}/v1/projects/{project}/messages:send` per device token, over kept-alive
+ * connections of node:https (fetch cost ~5× the CPU per send: docs/perf/2026-11-26-notifications-3.md).
+ */
+export class FcmChannel implements Channel {
+  private token: { value: string; until: number } | null = null;
+  private pendingToken: Promise<string> | null = null;
+
+  constructor(private readonly config: NonNullable<Config['notifications']['fcm']>) {}
+
+  private readonly poster = new KeptAlivePoster(() => this.config.timeoutMs);
+
+  private post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
+    return this.poster.post(url, headers, body);
   }
 
   private accessToken(): Promise<string> {
@@ -159,9 +176,11 @@ const ok = (answer: Answer) => answer.status >= 200 && answer.status < 300;
 
 /**
  * WhatsApp Cloud API (the client of the sign-in codes' account): an approved template per kind,
- * its body parameters the order number, store, items and total.
+ * its body parameters the order number, store, items and total; over kept-alive connections as FCM's.
  */
 export class WhatsAppChannel implements Channel {
+  private readonly poster = new KeptAlivePoster(() => this.config.timeoutMs);
+
   constructor(
     private readonly config: Config['whatsapp'],
     private readonly templates: Record<string, string>,
@@ -172,11 +191,12 @@ export class WhatsAppChannel implements Channel {
     const template = this.templates[this.kind(message)];
     if (!template) return { ok: false, retry: false, error: `no WhatsApp template for ${message.data.type}` };
     const url = `${this.config.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(this.config.phoneNumberId)}/messages`;
+    let response: Answer;
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
+      response = await this.poster.post(
+        url,
+        { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
+        JSON.stringify({
           messaging_product: 'whatsapp',
           recipient_type: 'individual',
           to: message.to.replace(/^\+/, ''),
@@ -187,19 +207,17 @@ export class WhatsAppChannel implements Channel {
             components: [{ type: 'body', parameters: message.parameters.map((text) => ({ type: 'text', text })) }],
           },
         }),
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
-      if (response.ok) return { ok: true };
-      const error = `WhatsApp API answered ${response.status}`;
-      return {
-        ok: false,
-        retry: response.status === 429 || response.status >= 500,
-        error,
-        retryAfterMs: retryAfter(response.headers.get('retry-after')),
-      };
+      );
     } catch (error) {
       return { ok: false, retry: true, error: `WhatsApp unreachable: ${(error as Error).message}` };
     }
+    if (ok(response)) return { ok: true };
+    return {
+      ok: false,
+      retry: response.status === 429 || response.status >= 500,
+      error: `WhatsApp API answered ${response.status}`,
+      retryAfterMs: retryAfter(response.retryAfter),
+    };
   }
 }
 
