@@ -230,14 +230,14 @@ describe('POST /api/v1/customer/orders', () => {
     const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
     const texts = watch.stop();
     expect(res.status).toBe(201);
-    // All on the read pool (the transaction is a lean one: entity-manager.ts `leanTransaction`).
+    // The order limits first (prepared, on the read pool), then the ORM's transaction.
     expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
       'with c0 as',
-      'begin',
+      'BEGIN;',
       'with claim as',
       'with o as',
       'with k (kind,',
-      'commit',
+      'COMMIT;',
     ]);
   });
 

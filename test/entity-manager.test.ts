@@ -2,15 +2,14 @@
  * The application's EntityManager (src/common/entity-manager.ts): `executePrepared` (a named
  * prepared statement on the serving ORM's read pool, its values bound) answers what `execute`
  * answers, fails as it fails, and keeps the serving pool's session limits; inside a transaction
- * it runs on the transaction's connection, named as well. `leanTransaction` runs raw statements
- * in a transaction on one read-pool connection: committed, or rolled back when its work throws.
+ * it runs on the transaction's connection, named as well.
  */
 import 'reflect-metadata';
 import net from 'node:net';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
-import { AppEntityManager, executePrepared, leanTransaction, readPoolOf } from '../src/common/entity-manager';
+import { AppEntityManager, executePrepared, readPoolOf } from '../src/common/entity-manager';
 import { databaseFault } from '../src/common/database-faults';
 import { openTestDatabase } from './helpers/database';
 
@@ -150,87 +149,5 @@ describe('executePrepared', () => {
       { q: 2, pid: expect.any(Number) },
     ]);
     expect(new Set(rows.map((r: { pid: number }) => r.pid)).size).toBe(2);
-  });
-});
-
-describe('leanTransaction', () => {
-  beforeAll(async () => {
-    await db.orm.em.fork().execute('create table if not exists lean_tx (id int primary key)');
-  });
-
-  const ids = async () => (await db.orm.em.fork().execute<{ id: number }[]>('select id from lean_tx order by id')).map((r) => r.id);
-
-  it('runs its statements on one connection in one transaction, sees its own rows, and commits', async () => {
-    const em = db.orm.em.fork();
-    const seen = await leanTransaction(em, async (tx) => {
-      expect(tx.isInTransaction()).toBe(true);
-      await executePrepared(tx, 'insert into lean_tx values (?)', [1]);
-      await tx.execute('insert into lean_tx values (?), (?)', [2, 3]);
-      const [a] = await executePrepared<{ pid: number; xid: string }>(
-        tx,
-        'select pg_backend_pid() as pid, txid_current()::text as xid',
-        [],
-      );
-      const [b] = await tx.execute<{ pid: number; xid: string }[]>('select pg_backend_pid() as pid, txid_current()::text as xid');
-      expect(b).toEqual(a);
-      // A list is bound as execute binds it (expanded), on the transaction's connection.
-      return (await tx.execute<{ id: number }[]>('select id from lean_tx where id in (?) order by id', [[1, 3]])).map((r) => r.id);
-    });
-    expect(seen).toEqual([1, 3]);
-    expect(await ids()).toEqual([1, 2, 3]);
-  });
-
-  it('rolls back when its work throws (a statement that fails included), and the connection serves the next', async () => {
-    const em = db.orm.em.fork();
-    await expect(
-      leanTransaction(em, async (tx) => {
-        await executePrepared(tx, 'insert into lean_tx values (?)', [4]);
-        throw new Error('no');
-      }),
-    ).rejects.toThrow('no');
-    const error = await leanTransaction(em, async (tx) => {
-      await executePrepared(tx, 'insert into lean_tx values (?)', [5]);
-      await executePrepared(tx, 'insert into lean_tx values (?)', [1]); // taken
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(DriverException);
-    expect((error as Error).message).toMatch(/^insert into lean_tx values \(\$1\) - duplicate key/);
-    expect(await ids()).toEqual([1, 2, 3]);
-    expect(await executePrepared(em, 'select 1 as one', [])).toEqual([{ one: 1 }]);
-  });
-
-  it('fails, without crashing the process, when the server ends its session between two statements', async () => {
-    const em = db.orm.em.fork();
-    const error = await leanTransaction(em, async (tx) => {
-      const [{ pid }] = await executePrepared<{ pid: number }>(tx, 'select pg_backend_pid() as pid', []);
-      const other = new Client({ connectionString: db.orm.config.get('clientUrl') });
-      await other.connect();
-      await other.query('select pg_terminate_backend($1)', [pid]);
-      await other.end();
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the FATAL reaches the idle client
-      await executePrepared(tx, 'select 1 as one', []);
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    // The session's own error (57P01, terminated): a fault to retry (503), not a server bug.
-    expect(error).toMatchObject({ code: '57P01' });
-    expect(databaseFault(error)).toMatchObject({ code: 'UNAVAILABLE' });
-    // The pool opens another connection for the next.
-    expect(await leanTransaction(em, (tx) => executePrepared(tx, 'select 1 as one', []))).toEqual([{ one: 1 }]);
-  });
-
-  it('writes no entities, and answers a busy fault (503) when no read connection comes free in time', async () => {
-    const em = db.orm.em.fork();
-    await expect(leanTransaction(em, (tx) => tx.flush())).rejects.toThrow(/no entities/);
-    const holding = Promise.all(readConnections().map(() => leanTransaction(em, (tx) => executePrepared(tx, 'select pg_sleep(?)', [0.8]))));
-    const error = await leanTransaction(em, (tx) => executePrepared(tx, 'select 1 as one', [])).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    await holding;
-    expect(databaseFault(error)).toMatchObject({ code: 'UNAVAILABLE' });
   });
 });

@@ -72,10 +72,10 @@ describe('database timeouts', () => {
   it('a held table lock answers 503 {message} with Retry-After within the lock timeout, and /readyz 503 at once', async () => {
     // Its own database: the pool size and limits are the server's.
     // The lock timeout well past the acquire timeout: the requests waiting on the lock hold both
-    // connections of the read pool (DB_POOL_MAX) while the next ones are refused, however slow the machine.
+    // connections of the read pool (half of DB_POOL_MAX) while the next ones are refused, however slow the machine.
     const s = await startTestServer({
       DB_LOCK_TIMEOUT_MS: '3000',
-      DB_POOL_MAX: '2',
+      DB_POOL_MAX: '4',
       DB_ACQUIRE_TIMEOUT_MS: '300',
       READY_TIMEOUT_MS: '300',
     });

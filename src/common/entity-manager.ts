@@ -3,12 +3,11 @@
  * `executePrepared`, the hot reads' way to the database: a named prepared statement sent on the
  * serving ORM's read pool (`pg`'s documented `Pool.query`; db/orm.ts `openDatabase` attaches
  * it), or through knex's public `raw(...).options({ name })` where there is none (the embedded
- * database, scripts). Its errors are converted as MikroORM converts them. And `leanTransaction`,
- * a transaction of raw statements on one connection of that pool (checkout's).
+ * database, scripts). Its errors are converted as MikroORM converts them.
  */
-import type { AnyEntity, Configuration, EntityData, LoggingOptions, MikroORM, QueryResult } from '@mikro-orm/core';
+import type { AnyEntity, Configuration, EntityData, MikroORM } from '@mikro-orm/core';
 import { EntityManager, Knex, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 
 /** The application's ORM (opened by db/orm.ts `openDatabase`). */
 export type Orm = MikroORM<PostgreSqlDriver>;
@@ -77,89 +76,6 @@ export function textsBuiltOnce(): (key: string, build: () => string) => string {
 }
 
 export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
-  /** The read pool's connection of the lean transaction this fork runs (`leanTransaction`). */
-  private session?: PoolClient;
-
-  /**
-   * Runs `work` in a transaction on one connection of the read pool, without knex's and the
-   * ORM's transaction machinery: `begin`, `work`'s statements, `commit` (or `rollback` when it
-   * throws), sent by `pg` itself. For a hot write whose statements are all raw (checkout: its
-   * five statements cost ~0.6–0.9 ms less of the service's CPU than through `transactional`,
-   * docs/perf/2026-11-27-checkout-3.md). `work` gets a fork whose `executePrepared` and
-   * `execute` send on that connection and whose `isInTransaction()` is true; it must not use
-   * entities (find, persist, flush), which would go through the ORM's own pool, outside the
-   * transaction: `flush` throws. The connection has the read pool's session limits (the same
-   * as the ORM's). Without a read pool (the embedded database) or already inside a transaction,
-   * it is `transactional`.
-   */
-  async leanTransaction<T>(work: (tx: AppEntityManager) => Promise<T>): Promise<T> {
-    const pool = readPools.get(this.config);
-    if (!pool || this.isInTransaction()) return this.transactional((tx) => work(tx as AppEntityManager));
-    let client: PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw this.getDriver().convertException(error as Error);
-    }
-    const tx = this.fork({ clear: true, keepTransactionContext: false });
-    tx.session = client;
-    // A connection whose rollback failed is closed, not pooled (its session's state is unknown).
-    let broken: Error | undefined;
-    // The server may end the session between two statements (idle-in-transaction timeout, a
-    // terminated backend): pg then emits `error` on the client, which would crash the process
-    // unheard while it is checked out. The transaction fails with it instead.
-    let gone: Error | undefined;
-    const lost = (error: Error) => (gone ??= error);
-    client.on('error', lost);
-    try {
-      await tx.send('begin', []);
-      const result = await work(tx);
-      await tx.send('commit', []);
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch((failed: Error) => (broken = failed));
-      // A lost session's own error (its SQLSTATE says why: a fault to retry), not pg's "not queryable".
-      throw gone ? this.getDriver().convertException(gone) : error;
-    } finally {
-      tx.session = undefined;
-      client.off('error', lost);
-      client.release(broken ?? gone);
-    }
-  }
-
-  override isInTransaction(): boolean {
-    return this.session !== undefined || super.isInTransaction();
-  }
-
-  /** MikroORM's `execute`, sent on the lean transaction's connection when there is one (its values inlined, as it inlines them). */
-  override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
-    queryOrKnex: string | Knex.QueryBuilder | Knex.Raw,
-    params: unknown[] = [],
-    method: 'all' | 'get' | 'run' = 'all',
-    loggerContext?: LoggingOptions,
-  ): Promise<T> {
-    if (!this.session) return super.execute<T>(queryOrKnex, params, method, loggerContext);
-    if (typeof queryOrKnex !== 'string' || method === 'run') throw new Error('A lean transaction executes SQL texts for their rows only');
-    // As MikroORM's connection sends it: the values inlined by the platform.
-    const rows = await this.send(this.getPlatform().formatQuery(this.config.get('onQuery')(queryOrKnex, params), params), []);
-    return (method === 'get' ? rows[0] : rows) as T;
-  }
-
-  override async flush(): Promise<void> {
-    if (this.session) throw new Error('A lean transaction writes no entities (its statements are raw)');
-    return super.flush();
-  }
-
-  /** One statement on the lean transaction's connection, its errors converted as MikroORM converts them. */
-  private async send<T>(text: string, values: unknown[], name?: string): Promise<T[]> {
-    try {
-      return (await this.session!.query<T & object>({ name, text, values })).rows;
-    } catch (error) {
-      if (typeof (error as { code?: unknown }).code === 'string') (error as Error).message = `${text} - ${(error as Error).message}`;
-      throw this.getDriver().convertException(error as Error);
-    }
-  }
-
   /**
    * Rows of a read sent as a named prepared statement: PostgreSQL parses and analyses its text
    * once per connection (and, once its generic plan is chosen, plans it once), and each call
@@ -192,7 +108,6 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     if (config.getLogger().isEnabled('query')) return this.execute<T[]>(sql, params);
     const text = config.get('onQuery')(sql, params);
     const name = sharedSessions.has(config) || options.named === false ? undefined : statementName(text);
-    if (this.session) return this.send<T>(nativeText(this, text, params), params, name);
     const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
     const pool = trx || options.readPool === false ? undefined : readPools.get(config);
     try {
@@ -245,10 +160,4 @@ export function executePrepared<T extends EntityData<AnyEntity>>(
 ): Promise<T[]> {
   if (!(em instanceof AppEntityManager)) throw new Error('executePrepared needs the application EntityManager (db/orm.ts)');
   return em.executePrepared<T>(sql, params, options);
-}
-
-/** `em.leanTransaction` of the application's EntityManager (every fork is one). */
-export function leanTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
-  if (!(em instanceof AppEntityManager)) throw new Error('leanTransaction needs the application EntityManager (db/orm.ts)');
-  return em.leanTransaction(work);
 }

@@ -79,11 +79,8 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
 /**
  * The serving ORM's read pool (common/entity-manager.ts `executePrepared`): `pg`'s own pool on
  * MikroORM's connection options (the same server, session name and type parsers), with the
- * same session limits and acquire timeout, as many connections as the ORM's: it carries every hot
- * read, the live streams' set-ups and checkout's transaction (at half the ORM's size, reads queued
- * for it under load and an overloaded checkout series answered 503 where the ORM's pool had room,
- * docs/perf/2026-11-27-checkout-3.md). Not on the embedded database, which has connections to
- * spare for no second pool.
+ * same session limits and acquire timeout, half the ORM's size. Not on the embedded database,
+ * which has connections to spare for no second pool.
  */
 function readPool(orm: Orm, poolMax: number, limits: SessionLimits, logger?: Logger): Pool {
   // The server and type parsers MikroORM gives knex (knex types `types` more loosely than pg), and this pool's session name.
@@ -93,7 +90,7 @@ function readPool(orm: Orm, poolMax: number, limits: SessionLimits, logger?: Log
     ...server,
     ...connection,
     types: types as PoolConfig['types'],
-    max: poolMax,
+    max: Math.max(1, Math.ceil(poolMax / 2)),
     connectionTimeoutMillis: limits.acquireTimeoutMs,
     options:
       `-c statement_timeout=${Math.floor(limits.statementTimeoutMs)} -c lock_timeout=${Math.floor(limits.lockTimeoutMs)} ` +

@@ -1,6 +1,6 @@
 /**
  * The SQL statements the service sends: the ORM's knex emits one `query` event each, and the
- * read pool's (common/entity-manager.ts: executePrepared's reads, lean transactions) are seen at
+ * read pool's (common/entity-manager.ts: executePrepared's statements) are seen at
  * the `query` of each of its connections as the pool hands it out. Listed in the order sent.
  */
 import type { PoolClient } from 'pg';

@@ -6,7 +6,6 @@
  * extras, first event, the key's answer), the event's notifications.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
-import { leanTransaction } from '../../common/entity-manager';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
@@ -27,9 +26,6 @@ export interface PlacedOrder {
   total: number;
 }
 
-/** What a checkout's transaction answers: the answer, and the events to publish once it committed. */
-type Placing = { placed: PlacedOrder; events: OrderEventMessage[] };
-
 export async function placeOrder(ctx: Context, input: CheckoutInput, idempotencyKey?: string | null): Promise<PlacedOrder> {
   const viewer = viewerOf(ctx);
   // The body's rules (quantity 1–99, ...) are checked here rather than before the resolver, so
@@ -43,12 +39,8 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   if (withPromo) await promoFailures.check(caller);
   await orders.consume(caller);
   const claim = key ? { key, hash: requestHash(input) } : null;
-  // Every statement of a checkout is raw but the promo code's read (an entity): without a code,
-  // the transaction skips the ORM's and knex's transaction machinery (entity-manager.ts).
-  const inTransaction = (work: (tx: EntityManager) => Promise<Placing>) =>
-    withPromo ? ctx.em.transactional(work) : leanTransaction(ctx.em, work);
   try {
-    const { placed, events } = await inTransaction(async (tx) => {
+    const { placed, events } = await ctx.em.transactional(async (tx) => {
       // The claim is this transaction's row, inserted by its first read: a concurrent retry waits
       // there for the first's commit, then answers the first answer.
       let place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
