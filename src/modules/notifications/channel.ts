@@ -11,8 +11,11 @@ export interface OutgoingMessage {
   keys?: { p256dh: string; auth: string };
   title: string;
   body: string;
-  /** The deep link: type (the kind), order_id, status. */
-  data: { type: string; order_id: string; status: string };
+  /**
+   * The deep link: type (the kind), order_id, status; seq grows with the order's events (the outbox
+   * row's id, as text: FCM's data values are strings), so an app that showed a higher one for the order drops this one.
+   */
+  data: { type: string; order_id: string; status: string; seq: string };
   /** WhatsApp templates take the facts as parameters rather than the text. */
   parameters: string[];
   locale: string;

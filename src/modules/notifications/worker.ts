@@ -147,7 +147,7 @@ export class OutboxWorker {
       this.stats.claims++;
       this.stats.rows += batch.length;
       if (batch.length > 0) {
-        const results = await Promise.all(batch.map((row) => this.deliver(row)));
+        const results = await this.deliverInOrder(batch);
         await this.record(results);
         sent += batch.length;
       }
@@ -216,6 +216,31 @@ export class OutboxWorker {
     );
   }
 
+  /**
+   * Sends a batch: the rows of one order to one address (a device, a browser, a phone) one after
+   * another in event order (the outbox id's: an order's events are written one transaction after
+   * the other), so that a device never hears "accepted" after "on the way" of the same batch; the
+   * groups side by side. Across batches and retries the push's `seq` lets the app drop a stale one.
+   */
+  private async deliverInOrder(batch: Claimed[]): Promise<Result[]> {
+    const groups = new Map<string, Claimed[]>();
+    for (const row of batch) {
+      const key = `${row.order_id}|${row.user_id}|${row.channel}|${row.target}`;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    const sent = await Promise.all(
+      [...groups.values()].map(async (rows) => {
+        rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+        const results: Result[] = [];
+        for (const row of rows) results.push(await this.deliver(row));
+        return results;
+      }),
+    );
+    return sent.flat();
+  }
+
   /** Sends one claimed row (no statement of its own) and answers what became of it. */
   private async deliver(row: Claimed): Promise<Result> {
     const done = (status: Result['status'], error: string | null): Result => ({
@@ -246,7 +271,7 @@ export class OutboxWorker {
       const message: OutgoingMessage = {
         to: row.address,
         ...render(row.kind, locale, facts),
-        data: { type: row.kind, order_id: String(row.order_id), status: row.event_status ?? row.status },
+        data: { type: row.kind, order_id: String(row.order_id), status: row.event_status ?? row.status, seq: String(row.id) },
         parameters: [String(row.order_id), facts.storeName, facts.items, facts.total],
         locale,
         keys: row.channel === 'web_push' && row.p256dh && row.auth ? { p256dh: row.p256dh, auth: row.auth } : undefined,
