@@ -3,7 +3,7 @@
  * account (it checks the signed JWT assertion against the account's public key) and
  * `POST /v1/projects/{project}/messages:send` (it checks the bearer token). It records every
  * message and answers on demand: UNREGISTERED / INVALID_ARGUMENT for chosen device tokens,
- * 429 with Retry-After, 500, or no answer at all (held). With `latency` set, each accepted send is
+ * 429 with Retry-After, 500, no answer at all (held), or an answer that never ends (trickled). With `latency` set, each accepted send is
  * received (delivered to the device) and answered that many ms after it arrived, as FCM's own time
  * to handle a message varies: sends in flight together may then reach the device in any order.
  */
@@ -39,6 +39,9 @@ export class FakeFcm {
   /** The messages of the requests held unanswered (what a sender killed mid-send had in flight). */
   readonly heldPushes: ReceivedPush[] = [];
   private holding = false;
+  /** Sends still to be answered a byte at a time, never ending; the timers of those answering so. */
+  private trickles = 0;
+  private trickling: NodeJS.Timeout[] = [];
   private held: http.ServerResponse[] = [];
   private accessTokens = new Set<string>();
   private readonly keys = generateKeyPairSync('rsa', {
@@ -97,6 +100,11 @@ export class FakeFcm {
     for (let i = 0; i < count; i++) this.failures.push({ status, retryAfter });
   }
 
+  /** The next `count` sends are answered 200 and then a space every 50 ms, without end (an answer that never completes). */
+  trickleNext(count = 1): void {
+    this.trickles += count;
+  }
+
   /** Sends are received but not answered until release() (an instance killed mid-send). */
   hold(): void {
     this.holding = true;
@@ -105,6 +113,9 @@ export class FakeFcm {
   /** Answers nothing to the held requests: their connections are dropped. */
   release(): void {
     this.holding = false;
+    this.trickles = 0;
+    for (const timer of this.trickling) clearInterval(timer);
+    this.trickling = [];
     for (const res of this.held) res.destroy();
     this.held = [];
   }
@@ -166,6 +177,13 @@ export class FakeFcm {
         data: message.data,
         at: Date.now(),
       });
+      return;
+    }
+    if (this.trickles > 0) {
+      this.trickles--;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
+      this.trickling.push(timer);
       return;
     }
     const failure = this.failures.shift();

@@ -28,6 +28,8 @@ export type Outcome =
 
 export interface Channel {
   send(message: OutgoingMessage): Promise<Outcome>;
+  /** The longest a send takes before it fails (unset: at once, as the log's): the worker starts none its claim's lease could not cover. */
+  readonly deadlineMs?: number;
 }
 
 export type Channels = Partial<Record<NotificationChannel, Channel>>;

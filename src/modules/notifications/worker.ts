@@ -143,11 +143,12 @@ export class OutboxWorker {
   async drain(): Promise<number> {
     let sent = 0;
     for (;;) {
+      const claimedAt = Date.now();
       const batch = await this.claim();
       this.stats.claims++;
       this.stats.rows += batch.length;
       if (batch.length > 0) {
-        const results = await this.deliverInOrder(batch);
+        const results = await this.deliverInOrder(batch, claimedAt);
         await this.record(results);
         sent += batch.length;
       }
@@ -221,8 +222,11 @@ export class OutboxWorker {
    * another in event order (the outbox id's: an order's events are written one transaction after
    * the other), so that a device never hears "accepted" after "on the way" of the same batch; the
    * groups side by side. Across batches and retries the push's `seq` lets the app drop a stale one.
+   * A send that could outlast the claim's lease (its channel's deadline) is not begun: the row is
+   * given back, due at once, rather than risk another instance claiming and sending it meanwhile.
    */
-  private async deliverInOrder(batch: Claimed[]): Promise<Result[]> {
+  private async deliverInOrder(batch: Claimed[], claimedAt: number): Promise<Result[]> {
+    const leaseMs = this.config.leaseSeconds * 1000;
     const groups = new Map<string, Claimed[]>();
     for (const row of batch) {
       const key = `${row.order_id}|${row.user_id}|${row.channel}|${row.target}`;
@@ -234,7 +238,12 @@ export class OutboxWorker {
       [...groups.values()].map(async (rows) => {
         rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
         const results: Result[] = [];
-        for (const row of rows) results.push(await this.deliver(row));
+        for (const row of rows) {
+          const deadlineMs = this.channels[row.channel]?.deadlineMs ?? 0;
+          if (Date.now() - claimedAt + deadlineMs >= leaseMs) {
+            results.push({ id: row.id, attempts: row.attempts, status: 'pending', error: null, delay: 0 });
+          } else results.push(await this.deliver(row));
+        }
         return results;
       }),
     );
