@@ -61,16 +61,6 @@ interface Result {
  */
 const ON_ORM_POOL = { readPool: false } as const;
 
-/**
- * Part of the claim's and the record's statement: their transaction (the statement's own) commits
- * without waiting for its WAL to reach the disk (`synchronous_commit` off for that transaction
- * alone; PostgreSQL's walwriter flushes it within ~3 × wal_writer_delay). Only a crash of
- * PostgreSQL itself in that window can lose one: a lost claim or record makes the row due again
- * and sent again, which at-least-once delivery allows; nothing is inconsistent. The worker's
- * PostgreSQL and Node CPU per row x0.77-0.82 (docs/perf/2026-11-27-notifications-5.md).
- */
-const ASYNC_COMMIT = `select set_config('synchronous_commit', 'off', true) as async_commit`;
-
 const HOUR_MS = 3_600_000;
 /** How often a worker looks for unanswered orders to remind their owner of: a reminder is at most this late. */
 const REMINDERS_EVERY_MS = 5_000;
@@ -187,7 +177,7 @@ export class OutboxWorker {
   private claim(): Promise<Claimed[]> {
     return executePrepared<Claimed>(
       this.em.fork(),
-      `with async_commit as materialized (${ASYNC_COMMIT}), claimed as (
+      `with claimed as (
          update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
          where n.id in (
            select id from notification_outbox where status = 'pending' and due_at <= now()
@@ -202,7 +192,7 @@ export class OutboxWorker {
          w.p256dh, w.auth,
          case when c.channel = 'push' then dev.locale
            else (select d.locale from user_devices d where d.user_id = c.user_id order by d.last_seen_at desc limit 1) end as locale
-       from claimed c cross join async_commit
+       from claimed c
          left join orders o on o.id = c.order_id
          left join order_events ev on ev.id = c.event_id
          left join stores s on s.id = o.store_id
@@ -317,7 +307,7 @@ export class OutboxWorker {
          last_error = coalesce(r.error, n.last_error),
          sent_at = case when r.status = 'sent' then now() end,
          due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
-       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8), (${ASYNC_COMMIT}) async_commit
+       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8)
        where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
       [JSON.stringify(results)],
       ON_ORM_POOL,
