@@ -70,6 +70,7 @@ import { BenchDriver, benchSigner, prepareDrivers } from './bench-drivers';
 import { cpuSeconds, machineCpu, openGraphqlSocket, prepareCity, rssMb, Server, startServer, stopServer } from './bench-process';
 import { BENCH_SERVICE_ENV } from './bench-service-env';
 import { startFakeChannels } from './bench-fake-channels';
+import { resumeDelay, retryAfterOf } from '../web/dashboard/resume-delay';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -246,14 +247,13 @@ let measuring = false;
 
 /**
  * Resumes after a stream error while this holds (a client resumes; the run counts what it then
- * still misses), as a client does: after 0.3 s, the delay doubling with each failure in a row up
- * to 5 s (a busy service answers "try again shortly"), giving up after MAX_RESUMES failures in a
- * row (~80 s). Before 2026-11-27 a follower gave up after 20 failures 0.3 s apart, in all: an
- * overloaded minute's "busy" answers then counted as lost events.
+ * still misses), as the dashboard does (web/dashboard/resume-delay.ts): after the error's
+ * retryAfter, else 0.3 s doubling with each failure in a row up to 5 s, jittered; giving up after
+ * MAX_RESUMES failures in a row (~1 minute).
  */
 let resuming = true;
 const MAX_RESUMES = 20;
-const resumeDelay = (failing: number) => Math.min(5000, 300 * 2 ** (failing - 1));
+const RESUME_BOUNDS = { baseMs: 300, maxMs: 5000 };
 
 /**
  * A follower's socket: the one it is on, or (after its instance was killed, or its socket closed)
@@ -274,7 +274,10 @@ function follow(socketOf: SocketOf, follower: Follower, query: string, variables
     streamErrorReasons.set(why, (streamErrorReasons.get(why) ?? 0) + 1);
     if (!resuming || follower.failing > MAX_RESUMES) return;
     follower.generation += 1;
-    setTimeout(() => follow(socketOf, follower, query, variables, field), resumeDelay(follower.failing));
+    setTimeout(
+      () => follow(socketOf, follower, query, variables, field),
+      resumeDelay(follower.failing, RESUME_BOUNDS, retryAfterOf(error)),
+    );
   };
   const subscribeOn = (client: Client) => {
     // A position reported before this subscription is the driver's stored one, resent on subscribe:

@@ -109,6 +109,22 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
 
   const cache = config.readCache.enabled ? new AnswerCache(config.readCache, services.clock) : undefined;
   const rest = restRouter(schema, routes, { development, context: (res) => res.locals.ctx as Context, cache });
+  // The REST reads again, each started by its own per-route middleware, for a GET (or HEAD)
+  // without a body: mounted ahead of the webhooks, pages, body parser and /graphql, which such a
+  // request never needs (Express's mount order). Any other request, a GET with a body included,
+  // takes the full chain to `rest` below.
+  const reads = restRouter(
+    schema,
+    routes.filter((route) => route.method === 'GET'),
+    {
+      development,
+      context: (res) => res.locals.ctx as Context,
+      cache,
+      start: (req, res, next) => void startRequest(req, res).then(() => next(), next),
+    },
+  );
+  const readsFirst = (req: Request, res: Response, next: NextFunction) =>
+    (req.method === 'GET' || req.method === 'HEAD') && !hasBody(req) ? reads(req, res, next) : next();
 
   const app = express();
   const httpServer = http.createServer(app);
@@ -120,6 +136,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   app.use(securityHeaders());
   app.use(cors(config.corsOrigins));
   app.use(noStore);
+  app.use(readsFirst);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -241,4 +258,9 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       await events.close();
     },
   };
+}
+
+/** As body-parser tells a request with a body (type-is `hasBody`): a length or a chunked encoding. */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 }

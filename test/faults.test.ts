@@ -6,15 +6,14 @@
  */
 import net from 'node:net';
 import { knex } from '@mikro-orm/knex';
-import { Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { readPoolOf } from '../src/common/entity-manager';
 import { registerCustomer } from './helpers/auth';
 import { Factory } from './helpers/factories';
 import { orderWorld, OrderWorld, placeOrder } from './helpers/orders';
 import { useTestServer } from './helpers/setup';
 import { startTestServer, TestServer } from './helpers/server';
-import { subscribe, until, wsClient } from './helpers/ws';
+import { connectedClient, subscribe, until, wsClient } from './helpers/ws';
 
 let server: TestServer;
 let make: Factory;
@@ -119,18 +118,8 @@ describe('a subscription set up while no database connection comes free', () => 
     extra.push(s);
     const { token } = await registerCustomer(s);
     const closes: number[] = [];
-    let connected!: () => void;
-    const acknowledged = new Promise<void>((resolve) => (connected = resolve));
-    const client = createClient({
-      url: s.wsUrl,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: false,
-      on: { connected: () => connected(), closed: (event) => void closes.push((event as { code: number }).code) },
-    });
+    const client = await connectedClient(s.wsUrl, token, { closed: (event) => void closes.push((event as { code: number }).code) });
     clients.push(client);
-    await acknowledged;
 
     // Every connection of the read pool held: the next caller check waits the acquire timeout and fails.
     const pool = readPoolOf(s.db.orm)!;
@@ -166,18 +155,10 @@ describe('a subscription set up while no database connection comes free', () => 
     extra.push(s);
     const { token } = await registerCustomer(s);
     const received: { type: string; id?: string }[] = [];
-    let connected!: () => void;
-    const acknowledged = new Promise<void>((resolve) => (connected = resolve));
-    const client = createClient({
-      url: s.wsUrl,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${token}` },
-      retryAttempts: 0,
-      lazy: false,
-      on: { connected: () => connected(), message: (message) => void received.push(message as { type: string; id?: string }) },
+    const client = await connectedClient(s.wsUrl, token, {
+      message: (message) => void received.push(message),
     });
     clients.push(client);
-    await acknowledged;
 
     const pool = readPoolOf(s.db.orm)!;
     const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));

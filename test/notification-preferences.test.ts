@@ -4,6 +4,8 @@
  */
 import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { placeOrder } from './helpers/orders';
+import { OutboxWorker } from '../src/modules/notifications/worker';
+import { createLogger } from '../src/common/logger';
 
 const t = useNotifyWorld();
 const CUSTOMER_PATH = '/api/v1/customer/notification-preferences';
@@ -140,5 +142,22 @@ describe('the outbox honours them', () => {
     expect(await worker.remind()).toBe(0);
     expect(worker.stats.remindersExamined - examined).toBe(2);
     expect(await sql(`select order_id from notification_outbox where kind = 'accept_reminder'`)).toEqual([{ order_id: heard }]);
+  });
+
+  it('an order committed after a reminder pass though placed before its horizon (a late commit) is reminded by the next pass, once', async () => {
+    await t.server.app.notifications.stop();
+    // A worker of its own, whose passes the test runs: its first mark is this test's (the tables are emptied between tests, ids start again).
+    const worker = new OutboxWorker(t.server.db.orm.em, {}, t.server.config.notifications, createLogger('silent'), 'mad');
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    const half = t.server.config.orders.acceptTimeoutSeconds / 2;
+    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
+    expect(await worker.remind()).toBe(0); // not due: the pass's mark moves on to its horizon, now - half
+    // As if its transaction had begun 3 s before that horizon and only committed now.
+    await sql(`update orders set created_at = now() - interval '1 second' * ? where id = ?`, [half + 3, id]);
+    const examined = worker.stats.remindersExamined;
+    expect(await worker.remind()).toBe(1);
+    expect(await worker.remind()).toBe(0);
+    expect(worker.stats.remindersExamined - examined).toBe(1);
+    expect(await sql(`select order_id from notification_outbox where kind = 'accept_reminder'`)).toEqual([{ order_id: id }]);
   });
 });

@@ -50,7 +50,7 @@ it.each(['rejected', 'cancelled'])(
     await eventually(() => expect(kinds('customer-token')).toEqual(expected));
     const released = t.fcm.to('customer-token').find((p) => p.data.type === 'payment_released')!;
     expect(released.notification.title).toBe(`Payment released for order #${id}`);
-    expect(released.data).toEqual({ type: 'payment_released', order_id: String(id), status: end });
+    expect(released.data).toEqual({ type: 'payment_released', order_id: String(id), status: end, seq: expect.stringMatching(/^\d+$/) });
 
     // The order's stream had ended: the news is a payment event, and its outbox row points at it.
     const [row] = await sql(

@@ -6,6 +6,7 @@
  * database, each with a channel whose sends the test answers by hand.
  */
 import type { Channel, OutgoingMessage, Outcome } from '../src/modules/notifications/channel';
+import { FcmChannel } from '../src/modules/notifications/channels';
 import { OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
@@ -96,5 +97,39 @@ describe("the worker's re-claim guard", () => {
     expect(heldA.sends.map((s) => s.orderId)).toEqual([String(first), String(second)]);
     expect(heldB.sends.map((s) => s.orderId)).toEqual([String(first), String(second)]);
     expect([...heldA.sends, ...heldB.sends].every((s) => s.to === 'owner-token')).toBe(true);
+  });
+
+  it('a send FCM never finishes answering fails at its deadline and is retried, not held past the lease', async () => {
+    await t.server.app.notifications.stop(); // only the worker below sends
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    const id = await order();
+    t.fcm.trickleNext(); // 200, then a byte every 50 ms, without end: no idle timeout ever fires
+    const fcm = new FcmChannel(t.server.config.notifications.fcm!, 400);
+    const w = worker(fcm);
+    const began = Date.now();
+    await w.drain();
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(await row(id)).toEqual({
+      status: 'pending',
+      attempts: 1,
+      last_error: 'FCM unreachable: no full answer within 400 ms',
+      leased: false,
+    });
+    await eventually(async () => {
+      await w.drain(); // due again after its backoff
+      expect(await row(id)).toMatchObject({ status: 'sent', attempts: 2 });
+    });
+    expect(t.fcm.to('owner-token').map((p) => p.data.order_id)).toEqual([String(id)]);
+  });
+
+  it('a send that could outlast the lease is not begun: the row is given back, due at once', async () => {
+    await t.server.app.notifications.stop();
+    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+    const held = new HeldChannel();
+    const slow = Object.assign(held, { deadlineMs: 60_000 }); // as long as the lease
+    const id = await order();
+    expect(await worker(slow).drain()).toBe(1);
+    expect(held.sends).toEqual([]);
+    expect(await row(id)).toEqual({ status: 'pending', attempts: 1, last_error: null, leased: false });
   });
 });

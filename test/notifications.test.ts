@@ -58,7 +58,12 @@ describe('who hears what', () => {
     expect(newOrder.notification.body).toContain(t.w.owner.store.name);
     expect(newOrder.notification.body).toContain('2× Margherita');
     expect(newOrder.notification.body).toContain('213.00 MAD');
-    expect(newOrder.data).toEqual({ type: 'new_order', order_id: String(id), status: 'pending_acceptance' });
+    expect(newOrder.data).toEqual({
+      type: 'new_order',
+      order_id: String(id),
+      status: 'pending_acceptance',
+      seq: expect.stringMatching(/^\d+$/),
+    });
     expect(newOrder.project).toBe(t.fcm.project);
 
     expect((await storeStep(id, 'accept')).status).toBe(200);
@@ -155,6 +160,31 @@ describe('who hears what', () => {
       ['customer-token', 'order_ready', 'ready_for_pickup'],
       ['owner-token', 'new_order', 'pending_acceptance'],
     ]);
+  });
+
+  it("each device hears an order's steps in their order, with a growing seq, however long FCM takes over each send", async () => {
+    await devices();
+    const customerPhone = t.w.customer.user.phone_number;
+    await signInDevice(t.server, customerPhone, { deviceId: 'customer-tablet', pushToken: 'customer-tablet-token' });
+    await signInDevice(t.server, customerPhone, { deviceId: 'customer-watch', pushToken: 'customer-watch-token' });
+    const driver = await onlineDriver(t.server, northOf({ lat: t.w.owner.store.latitude, lng: t.w.owner.store.longitude }, 0.5));
+    await t.server.app.notifications.stop(); // every step's rows wait, then go in one batch
+    const id = await order();
+    for (const step of ['accept', 'preparing', 'ready']) expect((await storeStep(id, step)).status).toBe(200);
+    expect((await driverStep(id, 'pickup', driver.token)).status).toBe(200);
+    expect((await driverStep(id, 'deliver', driver.token)).status).toBe(200);
+    expect(await sql(`select count(*)::int as n from notification_outbox where status = 'pending'`)).toEqual([{ n: 13 }]); // the owner's new order, 4 steps × 3 devices
+    t.fcm.latency = () => Math.random() * 40; // sends in flight together would land in any order
+    t.server.app.notifications.start();
+    await eventually(() => expect(t.fcm.received).toHaveLength(13));
+    const steps = ['order_accepted', 'order_ready', 'order_on_the_way', 'order_delivered'];
+    for (const token of ['customer-token', 'customer-tablet-token', 'customer-watch-token']) {
+      expect(kinds(token)).toEqual(steps);
+      const seqs = t.fcm.to(token).map((p) => Number(p.data.seq));
+      expect(seqs.every((seq, i) => Number.isInteger(seq) && (i === 0 || seq > seqs[i - 1]))).toBe(true);
+      expect(t.fcm.to(token).every((p) => p.data.order_id === String(id))).toBe(true);
+    }
+    expect(Number(t.fcm.to('owner-token')[0].data.seq)).toBeLessThan(Number(t.fcm.to('customer-token')[0].data.seq));
   });
 
   it('an owner without a push device hears of a new order on WhatsApp, with the template from configuration', async () => {

@@ -100,7 +100,12 @@ import { placeOrder } from './helpers/orders';
       });
       expect(shown.title).toBe(`New order #${id}`);
       expect(shown.body).toContain('2× Margherita');
-      expect(shown.data).toEqual({ type: 'new_order', order_id: String(id), status: 'pending_acceptance' });
+      expect(shown.data).toEqual({
+        type: 'new_order',
+        order_id: String(id),
+        status: 'pending_acceptance',
+        seq: expect.stringMatching(/^\d+$/),
+      });
       expect(t.webPush.problems).toEqual([]);
       expect(t.webPush.to(subscription.endpoint)[0].vapid.publicKey).toBe(t.server.app.services.webPush!.publicKey);
 

@@ -104,7 +104,7 @@ describe('sending', () => {
     expect(push.payload).toEqual({
       title: `New order #${id}`,
       body: expect.stringContaining('2× Margherita'),
-      data: { type: 'new_order', order_id: String(id), status: 'pending_acceptance' },
+      data: { type: 'new_order', order_id: String(id), status: 'pending_acceptance', seq: expect.stringMatching(/^\d+$/) },
     });
     expect(push.vapid.publicKey).toBe(t.server.app.services.webPush!.publicKey);
     expect(push.vapid.claims.aud).toBe(t.webPush.url);

@@ -204,16 +204,13 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
         streams.set(args, stream);
         return args;
       },
-      // The stream onSubscribe created for these arguments (graphql-ws passes them on unchanged).
-      subscribe: async (args) => {
+      // The stream onSubscribe created for these arguments (graphql-ws passes them on unchanged):
+      // onSubscribe answers every operation with errors or with arguments it stored a stream for.
+      subscribe: (args) => {
         const stream = streams.get(args);
-        if (stream) {
-          streams.delete(args);
-          return stream;
-        }
-        const result = await subscribeShared(args);
-        await settled(args);
-        return result;
+        if (!stream) throw new Error('websocket: no stream was created for this operation in onSubscribe');
+        streams.delete(args);
+        return stream;
       },
       // A shared answer is written by us, its text once per event and selection behind each
       // subscriber's id: the bytes graphql-ws would send, without its per-subscriber promise

@@ -3,7 +3,7 @@
  * that does not validate fails the boot), then answers each request by executing its
  * document with the same context, auth and validation as /graphql.
  */
-import { Request, Response, Router } from 'express';
+import { Request, RequestHandler, Response, Router } from 'express';
 import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, specifiedRules, validate } from 'graphql';
 import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
@@ -77,7 +77,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 export function restRouter(
   schema: GraphQLSchema,
   routes: CompiledRoute[],
-  opts: { development: boolean; context: (res: Response) => Context; cache?: AnswerCache },
+  opts: { development: boolean; context: (res: Response) => Context; cache?: AnswerCache; start?: RequestHandler },
 ): Router {
   const router = Router();
   const renameFields = restFieldRenamer(schema);
@@ -103,7 +103,8 @@ export function restRouter(
         sendError(res, error, { development: opts.development, logger: ctx.logger, renameFields });
       }
     };
-    router[method](route.path, handler);
+    if (opts.start) router[method](route.path, opts.start, handler);
+    else router[method](route.path, handler);
   }
   return router;
 }

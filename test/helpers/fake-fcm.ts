@@ -3,7 +3,9 @@
  * account (it checks the signed JWT assertion against the account's public key) and
  * `POST /v1/projects/{project}/messages:send` (it checks the bearer token). It records every
  * message and answers on demand: UNREGISTERED / INVALID_ARGUMENT for chosen device tokens,
- * 429 with Retry-After, 500, or no answer at all (held).
+ * 429 with Retry-After, 500, no answer at all (held), or an answer that never ends (trickled). With `latency` set, each accepted send is
+ * received (delivered to the device) and answered that many ms after it arrived, as FCM's own time
+ * to handle a message varies: sends in flight together may then reach the device in any order.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -14,7 +16,7 @@ export interface ReceivedPush {
   project: string;
   token: string;
   notification: { title: string; body: string };
-  data: { type: string; order_id: string; status: string };
+  data: { type: string; order_id: string; status: string; seq: string };
   at: number;
 }
 
@@ -31,10 +33,15 @@ export class FakeFcm {
   readonly invalid = new Set<string>();
   /** Called with each message accepted (npm run fake-fcm prints them). */
   onReceive?: (push: ReceivedPush) => void;
+  /** Milliseconds before an accepted send is received and answered (unset: at once). */
+  latency?: () => number;
   private failures: Failure[] = [];
   /** The messages of the requests held unanswered (what a sender killed mid-send had in flight). */
   readonly heldPushes: ReceivedPush[] = [];
   private holding = false;
+  /** Sends still to be answered a byte at a time, never ending; the timers of those answering so. */
+  private trickles = 0;
+  private trickling: NodeJS.Timeout[] = [];
   private held: http.ServerResponse[] = [];
   private accessTokens = new Set<string>();
   private readonly keys = generateKeyPairSync('rsa', {
@@ -85,11 +92,17 @@ export class FakeFcm {
     this.unregistered.clear();
     this.invalid.clear();
     this.failures = [];
+    this.latency = undefined;
   }
 
   /** The next `count` sends answer `status` (429 with Retry-After `retryAfter` seconds). */
   failNext(status: Failure['status'], count = 1, retryAfter?: string): void {
     for (let i = 0; i < count; i++) this.failures.push({ status, retryAfter });
+  }
+
+  /** The next `count` sends are answered 200 and then a space every 50 ms, without end (an answer that never completes). */
+  trickleNext(count = 1): void {
+    this.trickles += count;
   }
 
   /** Sends are received but not answered until release() (an instance killed mid-send). */
@@ -100,6 +113,9 @@ export class FakeFcm {
   /** Answers nothing to the held requests: their connections are dropped. */
   release(): void {
     this.holding = false;
+    this.trickles = 0;
+    for (const timer of this.trickling) clearInterval(timer);
+    this.trickling = [];
     for (const res of this.held) res.destroy();
     this.held = [];
   }
@@ -163,6 +179,13 @@ export class FakeFcm {
       });
       return;
     }
+    if (this.trickles > 0) {
+      this.trickles--;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
+      this.trickling.push(timer);
+      return;
+    }
     const failure = this.failures.shift();
     if (failure) {
       res.writeHead(failure.status, {
@@ -179,15 +202,19 @@ export class FakeFcm {
     const { message } = JSON.parse(raw) as { message: Omit<ReceivedPush, 'project' | 'at'> };
     if (this.unregistered.has(message.token)) return fcmError(404, 'NOT_FOUND', 'UNREGISTERED');
     if (this.invalid.has(message.token)) return fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT');
-    const push: ReceivedPush = {
-      project: send[1],
-      token: message.token,
-      notification: message.notification,
-      data: message.data,
-      at: Date.now(),
+    const deliver = () => {
+      const push: ReceivedPush = {
+        project: send[1],
+        token: message.token,
+        notification: message.notification,
+        data: message.data,
+        at: Date.now(),
+      };
+      this.received.push(push);
+      this.onReceive?.(push);
+      json(200, { name: `projects/${send[1]}/messages/${this.received.length}` });
     };
-    this.received.push(push);
-    this.onReceive?.(push);
-    json(200, { name: `projects/${send[1]}/messages/${this.received.length}` });
+    if (this.latency) setTimeout(deliver, this.latency());
+    else deliver();
   }
 }

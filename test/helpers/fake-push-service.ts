@@ -15,7 +15,7 @@ export interface ReceivedWebPush {
   endpoint: string;
   headers: http.IncomingHttpHeaders;
   /** The decrypted payload: what the dashboard's service worker shows. */
-  payload: { title: string; body: string; data: { type: string; order_id: string; status: string } };
+  payload: { title: string; body: string; data: { type: string; order_id: string; status: string; seq: string } };
   /** The VAPID key the request was signed with, and the JWT's claims. */
   vapid: { publicKey: string; claims: { aud: string; exp: number; sub: string } };
   at: number;

@@ -1,5 +1,5 @@
 /** The real graphql-ws client over a real websocket, with helpers to await what arrives. */
-import { Client, createClient } from 'graphql-ws';
+import { Client, ClientOptions, createClient } from 'graphql-ws';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
@@ -11,6 +11,27 @@ export function wsClient(url: string, token?: string): Client {
     connectionParams: token ? { authorization: `Bearer ${token}` } : {},
     retryAttempts: 0,
     lazy: true,
+  });
+}
+
+/**
+ * A client that connects at once (lazy: false), resolved once the service acknowledged it (rejected
+ * if the socket closes first); `on` adds listeners (closes, messages) from the first frame.
+ */
+export function connectedClient(url: string, token: string, on: Omit<NonNullable<ClientOptions['on']>, 'connected'> = {}): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const client: Client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+      on: {
+        ...on,
+        connected: () => resolve(client),
+        closed: (event) => (on.closed?.(event), reject(new Error('the socket closed before connection_ack'))),
+      },
+    });
   });
 }
 

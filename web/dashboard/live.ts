@@ -1,11 +1,13 @@
 /**
  * A subscription that survives lost connections: after a drop (a socket closed 1013 "busy"
- * included) or a "busy" error (UNAVAILABLE) it waits (1 s, doubling to 15 s) and subscribes
+ * included) or a "busy" error (UNAVAILABLE) it waits (the error's retryAfter, else 1 s doubling
+ * to 15 s; jittered, resume-delay.ts) and subscribes
  * again with variables computed anew, so a tracking view resumes with the last seq it saw
  * (afterSeq) and a board reloads what it may have missed.
  */
 import type { Client } from 'graphql-ws';
 import { createLiveClient } from './api';
+import { resumeDelay, retryAfterOf } from './resume-delay';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
@@ -47,7 +49,8 @@ export function follow<T>(options: LiveOptions<T>): () => void {
           if (stopped) return;
           if (Array.isArray(error)) {
             // The service was busy (a full database pool at set-up, a failed catch-up read): retry as after a drop.
-            if (error.some((e: { extensions?: { code?: unknown } }) => e.extensions?.code === 'UNAVAILABLE')) return retry();
+            if (error.some((e: { extensions?: { code?: unknown } }) => e.extensions?.code === 'UNAVAILABLE'))
+              return retry(retryAfterOf(error));
             // Other GraphQL errors at subscribe time (not found, forbidden): retrying cannot help.
             options.onState('ended');
             options.onRefused(error.map((e: { message: string }) => e.message).join(' '));
@@ -67,10 +70,10 @@ export function follow<T>(options: LiveOptions<T>): () => void {
       },
     );
   };
-  const retry = () => {
+  const retry = (retryAfterSeconds?: number) => {
     attempt += 1;
     options.onState('reconnecting');
-    timer = setTimeout(start, Math.min(15_000, 1000 * 2 ** (attempt - 1)));
+    timer = setTimeout(start, resumeDelay(attempt, { baseMs: 1000, maxMs: 15_000 }, retryAfterSeconds));
   };
 
   start();

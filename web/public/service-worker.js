@@ -1,6 +1,6 @@
 /**
  * The dashboard's service worker (registered by web/dashboard/notifications.ts): shows what the
- * service pushes through Web Push ({ title, body, data: { type, order_id, status } }) while no
+ * service pushes through Web Push ({ title, body, data: { type, order_id, status, seq } }) while no
  * dashboard page is open, and opens the order when the notification is clicked. Plain script,
  * copied as it is into the build at a fixed name: a browser keeps a worker by its URL.
  */

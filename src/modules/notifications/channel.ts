@@ -11,8 +11,11 @@ export interface OutgoingMessage {
   keys?: { p256dh: string; auth: string };
   title: string;
   body: string;
-  /** The deep link: type (the kind), order_id, status. */
-  data: { type: string; order_id: string; status: string };
+  /**
+   * The deep link: type (the kind), order_id, status; seq grows with the order's events (the outbox
+   * row's id, as text: FCM's data values are strings), so an app that showed a higher one for the order drops this one.
+   */
+  data: { type: string; order_id: string; status: string; seq: string };
   /** WhatsApp templates take the facts as parameters rather than the text. */
   parameters: string[];
   locale: string;
@@ -25,6 +28,8 @@ export type Outcome =
 
 export interface Channel {
   send(message: OutgoingMessage): Promise<Outcome>;
+  /** The longest a send takes before it fails (unset: at once, as the log's): the worker starts none its claim's lease could not cover. */
+  readonly deadlineMs?: number;
 }
 
 export type Channels = Partial<Record<NotificationChannel, Channel>>;

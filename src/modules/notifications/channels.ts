@@ -2,10 +2,9 @@
  * Where notifications go: the channels behind channel.ts's one small interface (FCM, WhatsApp,
  * the log here; Web Push in web-push-channel.ts), and which of them the configuration enables.
  */
-import http from 'node:http';
-import https from 'node:https';
 import jwt from 'jsonwebtoken';
 import type { Config, VapidKeys } from '../../config';
+import { Answer, answeredOk as ok, KeptAlivePoster } from '../../common/kept-alive-poster';
 import type { Logger } from '../../common/logger';
 import { Channel, Channels, OutgoingMessage, Outcome, retryAfter } from './channel';
 import { WebPushChannel } from './web-push-channel';
@@ -25,73 +24,24 @@ export class LogChannel implements Channel {
   }
 }
 
-/**
- * POSTs over kept-alive connections of node:https (node:http for a local fake): fetch cost ~5×
- * the CPU per send (docs/perf/2026-11-26-notifications-3.md), which in a checkout's bench was
- * ~17 % of the service's CPU for the owner's WhatsApp message (docs/perf/2026-11-27-checkout-3.md).
- */
-class KeptAlivePoster {
-  // An idle connection is closed after 4 s, before a server's usual 5 s (Node's default): a send
-  // never starts on a connection the server is closing.
-  private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 32, timeout: 4000 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 32, timeout: 4000 }),
-  };
-
-  /** `timeoutMs`: no answer (no byte) for this long fails the send. */
-  constructor(private readonly timeoutMs: () => number) {}
-
-  /** POSTs `body` and reads the answer as JSON ({} when it is not). */
-  async post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
-    const target = new URL(url);
-    const transport = target.protocol === 'http:' ? http : https;
-    const agent = target.protocol === 'http:' ? this.agents['http:'] : this.agents['https:'];
-    const timeoutMs = this.timeoutMs();
-    return new Promise((resolve, reject) => {
-      const req = transport.request(
-        target,
-        { method: 'POST', agent, timeout: timeoutMs, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            if (text.length < 65_536) text += chunk;
-          });
-          res.on('error', reject);
-          res.on('end', () => {
-            let json: unknown = {};
-            try {
-              json = text ? JSON.parse(text) : {};
-            } catch {
-              // not JSON: nothing to read in it
-            }
-            const retryAfter = res.headers['retry-after'];
-            resolve({ status: res.statusCode ?? 0, json, retryAfter: typeof retryAfter === 'string' ? retryAfter : null });
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
-}
-
 const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 
 /**
  * Firebase Cloud Messaging, HTTP v1: an OAuth2 access token from the service account (a signed
  * JWT exchanged at its token_uri, kept until shortly before it expires), then
  * `POST {apiUrl}/v1/projects/{project}/messages:send` per device token, over kept-alive
- * connections of node:https (fetch cost ~5× the CPU per send: docs/perf/2026-11-26-notifications-3.md).
+ * connections (common/kept-alive-poster.ts). Each request fails past `deadlineMs`.
  */
 export class FcmChannel implements Channel {
   private token: { value: string; until: number } | null = null;
   private pendingToken: Promise<string> | null = null;
 
-  constructor(private readonly config: NonNullable<Config['notifications']['fcm']>) {}
+  constructor(
+    private readonly config: NonNullable<Config['notifications']['fcm']>,
+    readonly deadlineMs = config.timeoutMs,
+  ) {}
 
-  private readonly poster = new KeptAlivePoster(() => this.config.timeoutMs);
+  private readonly poster = new KeptAlivePoster(() => this.deadlineMs);
 
   private post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
     return this.poster.post(url, headers, body);
@@ -165,26 +115,18 @@ export class FcmChannel implements Channel {
   }
 }
 
-/** An HTTP answer as FcmChannel reads it. */
-interface Answer {
-  status: number;
-  json: unknown;
-  retryAfter: string | null;
-}
-
-const ok = (answer: Answer) => answer.status >= 200 && answer.status < 300;
-
 /**
  * WhatsApp Cloud API (the client of the sign-in codes' account): an approved template per kind,
  * its body parameters the order number, store, items and total; over kept-alive connections as FCM's.
  */
 export class WhatsAppChannel implements Channel {
-  private readonly poster = new KeptAlivePoster(() => this.config.timeoutMs);
+  private readonly poster = new KeptAlivePoster(() => this.deadlineMs);
 
   constructor(
     private readonly config: Config['whatsapp'],
     private readonly templates: Record<string, string>,
     private readonly kind: (message: OutgoingMessage) => string = (m) => m.data.type,
+    readonly deadlineMs = config.timeoutMs,
   ) {}
 
   async send(message: OutgoingMessage): Promise<Outcome> {
@@ -221,15 +163,27 @@ export class WhatsAppChannel implements Channel {
   }
 }
 
+/**
+ * A send's deadline: its channel's timeout, but at most half the worker's claim lease, so that a
+ * claimed row is sent (or failed) and recorded before another instance may claim it again.
+ */
+export const sendDeadline = (timeoutMs: number, leaseSeconds: number) => Math.min(timeoutMs, leaseSeconds * 500);
+
 export function createChannels(config: Config, logger: Logger, vapid: VapidKeys | null): Channels {
-  const { fcm, whatsappTemplates } = config.notifications;
-  const push: Channel | undefined = fcm ? new FcmChannel(fcm) : config.env === 'development' ? new LogChannel(logger, 'push') : undefined;
+  const { fcm, whatsappTemplates, leaseSeconds } = config.notifications;
+  const push: Channel | undefined = fcm
+    ? new FcmChannel(fcm, sendDeadline(fcm.timeoutMs, leaseSeconds))
+    : config.env === 'development'
+      ? new LogChannel(logger, 'push')
+      : undefined;
   const whatsappReady = Boolean(config.whatsapp.phoneNumberId && config.whatsapp.accessToken);
   const whatsapp = whatsappReady
-    ? new WhatsAppChannel(config.whatsapp, whatsappTemplates)
+    ? new WhatsAppChannel(config.whatsapp, whatsappTemplates, undefined, sendDeadline(config.whatsapp.timeoutMs, leaseSeconds))
     : config.env === 'development'
       ? new LogChannel(logger, 'whatsapp')
       : undefined;
-  const web_push = vapid ? new WebPushChannel(vapid, config.notifications.webPush) : undefined;
+  const web_push = vapid
+    ? new WebPushChannel(vapid, config.notifications.webPush, sendDeadline(config.notifications.webPush.timeoutMs, leaseSeconds))
+    : undefined;
   return { push, whatsapp, web_push };
 }

@@ -19,6 +19,8 @@ export class WebPushChannel implements Channel {
   constructor(
     private readonly vapid: VapidKeys,
     private readonly config: WebPushConfig,
+    /** No answer's status this long after the request began fails the send (see channels.ts `sendDeadline`). */
+    readonly deadlineMs = config.timeoutMs,
   ) {}
 
   async send(message: OutgoingMessage): Promise<Outcome> {
@@ -38,7 +40,7 @@ export class WebPushChannel implements Channel {
     const trusted = this.config.allowedOrigins.includes(url.origin);
     let answer: { status: number; retryAfter: string | null };
     try {
-      answer = await post(url, request.headers, request.body, trusted, this.config.timeoutMs);
+      answer = await post(url, request.headers, request.body, trusted, this.deadlineMs);
     } catch (error) {
       const refused = (error as { code?: string }).code === 'ENOTPUBLIC';
       return { ok: false, retry: !refused, error: `push service unreachable: ${(error as Error).message}` };
@@ -66,13 +68,19 @@ function post(
       url,
       { method: 'POST', headers, timeout: timeoutMs, lookup: trusted ? undefined : publicOnlyLookup, agent: false },
       (res) => {
+        clearTimeout(deadline);
         // The answer's body says nothing we act on: never read.
         res.destroy();
         resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] ?? null });
       },
     );
+    // A total deadline besides the idle timeout: headers sent a byte at a time never hold the send.
+    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     req.end(body ?? undefined);
   });
 }

@@ -54,21 +54,12 @@ interface Result {
 
 /**
  * The worker's statements go on the ORM's pool, as its other writes do, never on the read pool:
- * that pool's few connections serve the requests' hot reads and the live streams' set-ups and
- * catch-up reads, which a worker retrying failing sends back to back starved ("The service is
- * busy" under the peak with WhatsApp unreachable: docs/perf/2026-11-27-notifications-5.md).
+ * that pool serves the requests' hot reads, checkout's transaction and the live streams' set-ups
+ * and catch-up reads, from which a worker retrying failing sends back to back took connections
+ * ("The service is busy" under the peak with WhatsApp unreachable, when that pool had half the
+ * ORM's size: docs/perf/2026-11-27-notifications-5.md).
  */
 const ON_ORM_POOL = { readPool: false } as const;
-
-/**
- * Part of the claim's and the record's statement: their transaction (the statement's own) commits
- * without waiting for its WAL to reach the disk (`synchronous_commit` off for that transaction
- * alone; PostgreSQL's walwriter flushes it within ~3 × wal_writer_delay). Only a crash of
- * PostgreSQL itself in that window can lose one: a lost claim or record makes the row due again
- * and sent again, which at-least-once delivery allows; nothing is inconsistent. The worker's
- * PostgreSQL and Node CPU per row x0.77-0.82 (docs/perf/2026-11-27-notifications-5.md).
- */
-const ASYNC_COMMIT = `select set_config('synchronous_commit', 'off', true) as async_commit`;
 
 const HOUR_MS = 3_600_000;
 /** How often a worker looks for unanswered orders to remind their owner of: a reminder is at most this late. */
@@ -143,11 +134,12 @@ export class OutboxWorker {
   async drain(): Promise<number> {
     let sent = 0;
     for (;;) {
+      const claimedAt = Date.now();
       const batch = await this.claim();
       this.stats.claims++;
       this.stats.rows += batch.length;
       if (batch.length > 0) {
-        const results = await Promise.all(batch.map((row) => this.deliver(row)));
+        const results = await this.deliverInOrder(batch, claimedAt);
         await this.record(results);
         sent += batch.length;
       }
@@ -185,7 +177,7 @@ export class OutboxWorker {
   private claim(): Promise<Claimed[]> {
     return executePrepared<Claimed>(
       this.em.fork(),
-      `with async_commit as materialized (${ASYNC_COMMIT}), claimed as (
+      `with claimed as (
          update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
          where n.id in (
            select id from notification_outbox where status = 'pending' and due_at <= now()
@@ -200,7 +192,7 @@ export class OutboxWorker {
          w.p256dh, w.auth,
          case when c.channel = 'push' then dev.locale
            else (select d.locale from user_devices d where d.user_id = c.user_id order by d.last_seen_at desc limit 1) end as locale
-       from claimed c cross join async_commit
+       from claimed c
          left join orders o on o.id = c.order_id
          left join order_events ev on ev.id = c.event_id
          left join stores s on s.id = o.store_id
@@ -214,6 +206,39 @@ export class OutboxWorker {
       [this.config.leaseSeconds, this.config.batchSize],
       ON_ORM_POOL,
     );
+  }
+
+  /**
+   * Sends a batch: the rows of one order to one address (a device, a browser, a phone) one after
+   * another in event order (the outbox id's: an order's events are written one transaction after
+   * the other), so that a device never hears "accepted" after "on the way" of the same batch; the
+   * groups side by side. Across batches and retries the push's `seq` lets the app drop a stale one.
+   * A send that could outlast the claim's lease (its channel's deadline) is not begun: the row is
+   * given back, due at once, rather than risk another instance claiming and sending it meanwhile.
+   */
+  private async deliverInOrder(batch: Claimed[], claimedAt: number): Promise<Result[]> {
+    const leaseMs = this.config.leaseSeconds * 1000;
+    const groups = new Map<string, Claimed[]>();
+    for (const row of batch) {
+      const key = `${row.order_id}|${row.user_id}|${row.channel}|${row.target}`;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    const sent = await Promise.all(
+      [...groups.values()].map(async (rows) => {
+        rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+        const results: Result[] = [];
+        for (const row of rows) {
+          const deadlineMs = this.channels[row.channel]?.deadlineMs ?? 0;
+          if (Date.now() - claimedAt + deadlineMs >= leaseMs) {
+            results.push({ id: row.id, attempts: row.attempts, status: 'pending', error: null, delay: 0 });
+          } else results.push(await this.deliver(row));
+        }
+        return results;
+      }),
+    );
+    return sent.flat();
   }
 
   /** Sends one claimed row (no statement of its own) and answers what became of it. */
@@ -246,7 +271,7 @@ export class OutboxWorker {
       const message: OutgoingMessage = {
         to: row.address,
         ...render(row.kind, locale, facts),
-        data: { type: row.kind, order_id: String(row.order_id), status: row.event_status ?? row.status },
+        data: { type: row.kind, order_id: String(row.order_id), status: row.event_status ?? row.status, seq: String(row.id) },
         parameters: [String(row.order_id), facts.storeName, facts.items, facts.total],
         locale,
         keys: row.channel === 'web_push' && row.p256dh && row.auth ? { p256dh: row.p256dh, auth: row.auth } : undefined,
@@ -282,7 +307,7 @@ export class OutboxWorker {
          last_error = coalesce(r.error, n.last_error),
          sent_at = case when r.status = 'sent' then now() end,
          due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
-       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8), (${ASYNC_COMMIT}) async_commit
+       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8)
        where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
       [JSON.stringify(results)],
       ON_ORM_POOL,

@@ -1,25 +1,27 @@
 import { Config } from '../../../config';
+import { answeredOk, KeptAlivePoster } from '../../../common/kept-alive-poster';
 import { MessageSender } from '../../../common/message-sender';
 
 /**
  * WhatsApp Cloud API: an authentication template whose body and copy-code button both carry
- * the code. POST {apiUrl}/{phoneNumberId}/messages with a bearer access token.
+ * the code. POST {apiUrl}/{phoneNumberId}/messages with a bearer access token, over kept-alive
+ * connections as the notifications' (common/kept-alive-poster.ts), within WHATSAPP_TIMEOUT_MS.
  */
 export class WhatsAppSender implements MessageSender {
+  private readonly poster = new KeptAlivePoster(() => this.config.timeoutMs);
+
   constructor(private readonly config: Config['whatsapp']) {}
 
   async sendCode(phoneNumber: string, code: string): Promise<void> {
     const url = `${this.config.apiUrl.replace(/\/+$/, '')}/${encodeURIComponent(this.config.phoneNumberId)}/messages`;
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(this.templateMessage(phoneNumber, code)),
-      signal: AbortSignal.timeout(this.config.timeoutMs),
-    });
-    if (!response.ok) {
-      const detail = await response.text().catch(() => '');
+    const response = await this.poster.post(
+      url,
+      { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
+      JSON.stringify(this.templateMessage(phoneNumber, code)),
+    );
+    if (!answeredOk(response)) {
       // The provider's answer names the problem (bad template, expired token); never the code.
-      throw new Error(`WhatsApp API answered ${response.status}: ${detail.slice(0, 500)}`);
+      throw new Error(`WhatsApp API answered ${response.status}: ${response.text.slice(0, 500)}`);
     }
   }
 
