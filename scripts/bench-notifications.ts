@@ -5,7 +5,7 @@
  *     checkout's answer (just after its commit) to the fake receiving the owner's push — and,
  *     as an upper bound, from the checkout's request — p50 / p99 / max;
  *  2. checkout throughput with and without notifications (the outbox rows and their sending),
- *     in alternated rounds (without, with, without, with, ...), as a ratio of medians; beside it
+ *     in alternated pairs (without-with, then with-without, ...), as a ratio of medians; beside it
  *     the CPU each checkout cost the service: its process (the instance with its outbox worker)
  *     and its PostgreSQL backends, read from /proc/<pid>/stat (so PostgreSQL must run on this
  *     machine), per pair and as the median of the pairs' ratios. CPU per checkout is what a
@@ -350,9 +350,10 @@ async function main() {
     // A round with notifications first, not counted: the service's code is compiled and its statements planned before the pairs.
     await run(true);
     rounds[1].length = 0;
+    // Pairs in alternating order (without-with, with-without, ...): a round's cost drifts over a run
+    // (PostgreSQL's part grew round after round on a quiet machine), which a fixed order bills to one side.
     for (let r = 0; r < pairs; r++) {
-      await run(false);
-      await run(true);
+      for (const notify of r % 2 ? [true, false] : [false, true]) await run(notify);
     }
     const [off, on] = rounds;
     const cpu = (x: Round) => x.node + x.postgres;
