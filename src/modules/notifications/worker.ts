@@ -54,10 +54,9 @@ interface Result {
 
 /**
  * The worker's statements go on the ORM's pool, as its other writes do, never on the read pool:
- * that pool serves the requests' hot reads, checkout's transaction and the live streams' set-ups
- * and catch-up reads, from which a worker retrying failing sends back to back took connections
- * ("The service is busy" under the peak with WhatsApp unreachable, when that pool had half the
- * ORM's size: docs/perf/2026-11-27-notifications-5.md).
+ * that pool's connections (half the ORM's number) serve the requests' hot reads and the live
+ * streams' set-ups and catch-up reads, which a worker retrying failing sends back to back starved
+ * ("The service is busy" under the peak with WhatsApp unreachable: docs/perf/2026-11-27-notifications-5.md).
  */
 const ON_ORM_POOL = { readPool: false } as const;
 
