@@ -64,24 +64,11 @@ async function count(em: EntityManager, key: string, windowMs: number): Promise<
  * the counts made, in the budgets' order.
  */
 async function countInTurn(em: EntityManager, budgets: { key: string; points: number; windowMs: number }[]) {
-  // Its commit is asynchronous (ASYNC_COMMIT): inside a transaction, that transaction's would be too.
-  if (em.isInTransaction()) throw new Error('The rate limits count in a transaction of their own, never inside another');
   const { sql, params } = countInTurnStatement(budgets);
   // Prepared (on the read pool: an autocommit upsert): every checkout sends it.
   const rows = await executePrepared<{ k: number; points: number; ms_left: string }>(em, sql, params);
   return rows.sort((a, b) => a.k - b.k).map((r) => ({ points: r.points, msLeft: Number(r.ms_left) }));
 }
-
-/**
- * Part of `countInTurnStatement`: its transaction (the statement's own) commits without waiting
- * for its WAL to reach the disk (`synchronous_commit` off for that transaction alone, as the
- * notification worker's claims). Every checkout from one address counts the same row, whose lock
- * an autocommit upsert holds until its commit is on disk: one disk flush after another, on the
- * checkout's path. Only a crash of PostgreSQL itself within ~3 × wal_writer_delay can lose a
- * count (a caller then gets one more attempt in the window); orders and their events commit as
- * before. docs/perf/2026-11-27-checkout-4.md.
- */
-const ASYNC_COMMIT = `select set_config('synchronous_commit', 'off', true) as async_commit`;
 
 /** `countInTurn`'s statement: a row (`k`, `points`, `ms_left`) per budget counted. */
 export function countInTurnStatement(budgets: { key: string; points: number; windowMs: number }[]): {
@@ -99,9 +86,7 @@ export function countInTurnStatement(budgets: { key: string; points: number; win
   );
   const params = budgets.flatMap((b, k) => (k === 0 ? [b.key, b.windowMs] : [b.key, b.windowMs, budgets[k - 1].points]));
   return {
-    sql:
-      `with async_commit as materialized (${ASYNC_COMMIT}), ${steps.join(', ')} ` +
-      budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}${k === 0 ? ' cross join async_commit' : ''}`).join(' union all '),
+    sql: `with ${steps.join(', ')} ${budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}`).join(' union all ')}`,
     params,
   };
 }

@@ -230,9 +230,9 @@ describe('POST /api/v1/customer/orders', () => {
     const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
     const texts = watch.stop();
     expect(res.status).toBe(201);
-    // The order limits first (prepared, on the read pool, committed without waiting for the disk), then the ORM's transaction.
+    // The order limits first (prepared, on the read pool), then the ORM's transaction.
     expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
-      'with async_commit as',
+      'with c0 as',
       'BEGIN;',
       'with claim as',
       'with o as',
