@@ -11,6 +11,8 @@ import { OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { placeOrder } from './helpers/orders';
+import http from 'node:http';
+import jwt from 'jsonwebtoken';
 
 const t = useNotifyWorld();
 
@@ -112,7 +114,7 @@ describe("the worker's re-claim guard", () => {
     expect(await row(id)).toEqual({
       status: 'pending',
       attempts: 1,
-      last_error: 'FCM unreachable: no full answer within 400 ms',
+      last_error: expect.stringMatching(/^FCM unreachable: no full answer within \d+ ms$/),
       leased: false,
     });
     await eventually(async () => {
@@ -131,5 +133,71 @@ describe("the worker's re-claim guard", () => {
     expect(await worker(slow).drain()).toBe(1);
     expect(held.sends).toEqual([]);
     expect(await row(id)).toEqual({ status: 'pending', attempts: 1, last_error: null, leased: false });
+  });
+
+  it("a 429 on a device's first step holds back that device's later steps of the order, with its Retry-After", async () => {
+    await t.server.app.notifications.stop();
+    await signInDevice(t.server, t.w.customer.user.phone_number, { deviceId: 'customer-phone', pushToken: 'customer-token' });
+    const id = await order();
+    for (const step of ['accept', 'preparing', 'ready'])
+      expect((await t.server.http.post(`/api/v1/store/orders/${id}/${step}`, undefined, { token: t.w.owner.token })).status).toBe(200);
+    t.fcm.failNext(429, 1, '30');
+    await worker(new FcmChannel(t.server.config.notifications.fcm!)).drain();
+    // Nothing later reached the phone before the refused step; every one of its rows waits the 30 s.
+    expect(t.fcm.to('customer-token')).toEqual([]);
+    const rows = await sql<{ status: string; later: boolean }>(
+      `select status, due_at > now() + interval '20 seconds' as later
+         from notification_outbox where order_id = ? and channel = 'push' order by id`,
+      [id],
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    expect(rows).toEqual(rows.map(() => ({ status: 'pending', later: true })));
+  });
+
+  it('a send whose access token must be exchanged first keeps one deadline for both requests', async () => {
+    const config = t.server.config.notifications.fcm!;
+    // A token endpoint that answers after 300 ms (the real exchange behind it), then FCM 300 ms a send.
+    const slowToken = http.createServer((_req, res) => {
+      const exchange = async () => {
+        const now = Math.floor(Date.now() / 1000);
+        const assertion = jwt.sign(
+          {
+            iss: config.account.client_email,
+            scope: 'https://www.googleapis.com/auth/firebase.messaging',
+            aud: config.tokenUrl,
+            iat: now,
+            exp: now + 3600,
+          },
+          config.account.private_key,
+          { algorithm: 'RS256' },
+        );
+        const answer = await fetch(config.tokenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+        });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      };
+      setTimeout(() => void exchange(), 300);
+    });
+    await new Promise<void>((listening) => slowToken.listen(0, '127.0.0.1', () => listening()));
+    try {
+      const { port } = slowToken.address() as { port: number };
+      const fcm = new FcmChannel({ ...config, tokenUrl: `http://127.0.0.1:${port}${new URL(config.tokenUrl).pathname}` }, 400);
+      t.fcm.latency = () => 300;
+      const began = Date.now();
+      const outcome = await fcm.send({
+        to: 'x',
+        title: 't',
+        body: 'b',
+        data: { type: 'x', order_id: '1', status: 's', seq: '1' },
+        parameters: [],
+        locale: 'en',
+      });
+      expect(outcome).toMatchObject({ ok: false, retry: true });
+      expect(Date.now() - began).toBeLessThan(550); // 300 + 300 without one deadline
+    } finally {
+      slowToken.close();
+    }
   });
 });

@@ -32,12 +32,12 @@ export class KeptAlivePoster {
    */
   constructor(private readonly deadlineMs: () => number) {}
 
-  /** POSTs `body` and reads the whole answer. */
-  post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
+  /** POSTs `body` and reads the whole answer; `deadlineMs`: what is left of a caller's own deadline. */
+  post(url: string, headers: Record<string, string>, body: string, deadlineMs = this.deadlineMs()): Promise<Answer> {
     const target = new URL(url);
     const transport = target.protocol === 'http:' ? http : https;
     const agent = target.protocol === 'http:' ? this.agents['http:'] : this.agents['https:'];
-    const deadlineMs = this.deadlineMs();
+    if (deadlineMs <= 0) return Promise.reject(new Error('no time left before the deadline'));
     return new Promise((resolve, reject) => {
       const req = transport.request(
         target,

@@ -34,14 +34,14 @@ export function follow<T>(options: LiveOptions<T>): () => void {
     options.onState(attempt === 0 ? 'connecting' : 'reconnecting');
     void client?.dispose();
     client = createLiveClient();
-    client.on('connected', () => {
-      attempt = 0;
-      options.onState('live');
-    });
+    // The backoff starts over once the stream answers, not when the socket connects: a busy
+    // service connects a socket and then refuses its subscription, again and again.
+    client.on('connected', () => options.onState('live'));
     client.subscribe<T>(
       { query: options.query, variables: options.variables() },
       {
         next: (result) => {
+          attempt = 0;
           if (result.errors?.length) return options.onRefused(result.errors.map((e) => e.message).join(' '));
           if (result.data) options.onData(result.data);
         },

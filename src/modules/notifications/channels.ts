@@ -43,8 +43,8 @@ export class FcmChannel implements Channel {
 
   private readonly poster = new KeptAlivePoster(() => this.deadlineMs);
 
-  private post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
-    return this.poster.post(url, headers, body);
+  private post(url: string, headers: Record<string, string>, body: string, deadlineMs?: number): Promise<Answer> {
+    return this.poster.post(url, headers, body, deadlineMs);
   }
 
   private accessToken(): Promise<string> {
@@ -75,9 +75,12 @@ export class FcmChannel implements Channel {
   }
 
   async send(message: OutgoingMessage): Promise<Outcome> {
+    // One deadline for the whole send: the token's exchange (when one is due, or another send's is
+    // under way) and the message share it, so a send never outlasts `deadlineMs` (the worker's lease).
+    const until = Date.now() + this.deadlineMs;
     let token: string;
     try {
-      token = await this.accessToken();
+      token = await beforeDeadline(this.accessToken(), until);
     } catch (error) {
       return { ok: false, retry: true, error: (error as Error).message };
     }
@@ -96,6 +99,7 @@ export class FcmChannel implements Channel {
             apns: { headers: { 'apns-priority': '10' } },
           },
         }),
+        until - Date.now(),
       );
     } catch (error) {
       return { ok: false, retry: true, error: `FCM unreachable: ${(error as Error).message}` };
@@ -186,4 +190,13 @@ export function createChannels(config: Config, logger: Logger, vapid: VapidKeys 
     ? new WebPushChannel(vapid, config.notifications.webPush, sendDeadline(config.notifications.webPush.timeoutMs, leaseSeconds))
     : undefined;
   return { push, whatsapp, web_push };
+}
+
+/** `work`, or a failure once `until` (epoch ms) has passed; the work itself keeps its own deadline. */
+function beforeDeadline<T>(work: Promise<T>, until: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no access token within the send's deadline`)), Math.max(0, until - Date.now()));
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -212,8 +212,9 @@ export class OutboxWorker {
    * another in event order (the outbox id's: an order's events are written one transaction after
    * the other), so that a device never hears "accepted" after "on the way" of the same batch; the
    * groups side by side. Across batches and retries the push's `seq` lets the app drop a stale one.
-   * A send that could outlast the claim's lease (its channel's deadline) is not begun: the row is
-   * given back, due at once, rather than risk another instance claiming and sending it meanwhile.
+   * A send that could outlast three quarters of the claim's lease (its channel's deadline) is not
+   * begun: the row is given back, due at once, rather than risk another instance claiming and
+   * sending it meanwhile.
    */
   private async deliverInOrder(batch: Claimed[], claimedAt: number): Promise<Result[]> {
     const leaseMs = this.config.leaseSeconds * 1000;
@@ -228,11 +229,27 @@ export class OutboxWorker {
       [...groups.values()].map(async (rows) => {
         rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
         const results: Result[] = [];
+        // A row to retry later holds back the rest of its group with the same delay (a 429's
+        // Retry-After included): a device never hears a later step before an earlier one is sent.
+        let held: Result | undefined;
         for (const row of rows) {
           const deadlineMs = this.channels[row.channel]?.deadlineMs ?? 0;
-          if (Date.now() - claimedAt + deadlineMs >= leaseMs) {
+          if (held) {
+            results.push({
+              id: row.id,
+              attempts: row.attempts,
+              status: 'pending',
+              error: 'waits for an earlier notification',
+              delay: held.delay,
+            });
+          } else if (Date.now() - claimedAt + deadlineMs >= leaseMs * 0.75) {
+            // A quarter of the lease is left for recording the outcome.
             results.push({ id: row.id, attempts: row.attempts, status: 'pending', error: null, delay: 0 });
-          } else results.push(await this.deliver(row));
+          } else {
+            const result = await this.deliver(row);
+            if (result.status === 'pending') held = result;
+            results.push(result);
+          }
         }
         return results;
       }),
