@@ -154,7 +154,7 @@ async function serviceChild(): Promise<void> {
   const backends = async () => {
     const rows = await server.db.orm.em.fork().execute<{ pid: number; walwriter: boolean }[]>(
       `select pid, backend_type = 'walwriter' as walwriter from pg_stat_activity
-         where (datname = current_database() and pid <> pg_backend_pid()) or backend_type = 'walwriter'`,
+         where datname = current_database() or backend_type = 'walwriter'`,
     );
     return { pids: rows.filter((r) => !r.walwriter).map((r) => r.pid), walwriter: rows.find((r) => r.walwriter)?.pid ?? null };
   };
@@ -318,7 +318,9 @@ async function main() {
       const before = (await service.round(notify)) as unknown as { done: { claims: number; rows: number } };
       const { pids, walwriter } = await service.backends();
       const wal = walwriter === null ? [] : [walwriter];
-      const postgres0 = cpuSeconds(pids);
+      // Per backend: one opened during the round counts from 0, one closed during it counts nothing
+      // more (never negative), the connection asking is counted like the others.
+      const postgres0 = new Map(pids.map((pid) => [pid, cpuSeconds([pid])]));
       const wal0 = cpuSeconds(wal);
       const node0 = cpuSeconds([service.child.pid!]);
       let next = 0;
@@ -335,8 +337,8 @@ async function main() {
       const perSecond = checkouts / ((performance.now() - began) / 1000);
       const node = cpuSeconds([service.child.pid!]) - node0;
       const wal1 = cpuSeconds(wal);
-      const added = (await service.backends()).pids.filter((pid) => !pids.includes(pid));
-      const postgres = cpuSeconds([...pids, ...added]) - postgres0;
+      const all = new Set([...pids, ...(await service.backends()).pids]);
+      const postgres = [...all].reduce((sum, pid) => sum + Math.max(0, cpuSeconds([pid]) - (postgres0.get(pid) ?? 0)), 0);
       rounds[notify ? 1 : 0].push({
         perSecond,
         node: (node * 1000) / checkouts,
