@@ -122,25 +122,29 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
       const input = inputOf(req.body as Body);
       if (input.codePromo) throw new Error('the checkout twin takes no promo code');
       const ip = req.socket.remoteAddress ?? 'unknown';
-      const counted = await query<{ points: number }>(
-        pool,
-        countInTurnStatement([
-          { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
-          { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
-        ]),
-      );
-      if (counted.some((c, k) => c.points > (k === 0 ? rateLimits.ordersPerCustomerPerMinute : rateLimits.ordersPerIpPerMinute))) {
-        res.status(429).json({ message: 'Too many orders placed. Please wait a moment.' });
-        return;
-      }
       const key = req.get('idempotency-key')?.trim() || null;
       const claim = key ? { key, hash: requestHash(input) } : null;
-      // The reads first, on the pool (whether the key was used before with them), as the service reads them.
+      // The reads on the pool (whether the key was used before with them) while the order limits
+      // are counted, as the service makes them.
       const at = { storeId: input.storeId, addressId: input.addressId, userId };
       const cart = cartColumns(input.items);
       const read = async () =>
         readPlace((await query<never>(pool, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, null, key)))[0]);
-      let place = await read();
+      const [counted, first] = await Promise.all([
+        query<{ points: number }>(
+          pool,
+          countInTurnStatement([
+            { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
+            { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
+          ]),
+        ),
+        read(),
+      ]);
+      if (counted.some((c, k) => c.points > (k === 0 ? rateLimits.ordersPerCustomerPerMinute : rateLimits.ordersPerIpPerMinute))) {
+        res.status(429).json({ message: 'Too many orders placed. Please wait a moment.' });
+        return;
+      }
+      let place = first;
       if (place.store && !place.store.zoneKnown) {
         zonesMet.add(place.store.timezone);
         place = await read();

@@ -46,12 +46,20 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   const { orders, promoFailures } = ctx.services.rateLimits;
   const withPromo = Boolean(input.codePromo?.trim());
   if (withPromo) await promoFailures.check(caller);
-  await orders.consume(caller);
   const claim = key ? { key, hash: requestHash(input) } : null;
+  // Most checkouts (no promo code, no rule broken, no key of theirs used before) are read and
+  // checked before the transaction, which then only writes (the key's claim with the order);
+  // their reads are made while the order limits are counted (two connections of the read pool,
+  // one round trip's wait instead of two): a refused count answers 429 whatever they found.
+  const eligible = !withPromo && Object.keys(problems).length === 0;
+  const [counted, read] = await Promise.allSettled([
+    orders.consume(caller),
+    eligible ? readyOrder(ctx, viewer.userId, input, claim) : Promise.resolve(null),
+  ]);
+  if (counted.status === 'rejected') throw counted.reason;
   try {
-    // Most checkouts (no promo code, no rule broken, no key of theirs used before): read and
-    // checked before the transaction, which then only writes (the key's claim with the order).
-    const ready = withPromo || Object.keys(problems).length > 0 ? null : await readyOrder(ctx, viewer.userId, input, claim);
+    if (read.status === 'rejected') throw read.reason;
+    const ready = read.value;
     const { placed, events } = await ctx.em.transactional(async (tx) => {
       if (ready) {
         const written = await writeReady(tx, ready, claim);
