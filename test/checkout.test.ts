@@ -432,7 +432,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     ]);
     const taken = await em.transactional((tx) => insertClaimedOrder(tx, order, { key: 'taken', hash: 'h' }, 68));
     expect(taken).toEqual({ order: null, claimed: false, waited: false });
-    for (const table of ['orders', 'order_items', 'order_item_extras', 'order_events']) {
+    for (const table of ['orders', 'order_items', 'order_item_extras', 'order_events', 'notification_outbox']) {
       expect({ table, rows: await sql(`select count(*)::int as n from ${table}`) }).toEqual({ table, rows: [{ n: 0 }] });
     }
     // A free key: the claim, answered with the order's id, and the order with its line and extra.
