@@ -1,9 +1,11 @@
 /**
  * Checkout (spec §4.3 create order): everything priced by the server, everything written in
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
- * published after commit. Its statements (checkout-query.ts): the rate limits, then in the
- * transaction the key's claim with every read, the order with everything it holds (its items,
- * extras, first event, the key's answer), the event's notifications.
+ * published after commit. Its statements (checkout-query.ts): the rate limits with every read
+ * (at once, outside the transaction), then in the transaction the key's claim with the order and
+ * everything it holds (its items, extras, first event, the key's answer), the event's
+ * notifications. A promo code, a broken rule, a key used before or a zone met first: the
+ * transaction's own reads instead, the claim with them (`placeOf`).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
