@@ -3,8 +3,8 @@
  * does for a checkout, the limit of the service's statements. The token checked as the service
  * checks it (signature, issuer, audience; its revocation looked up once per
  * TOKEN_REVOCATION_RECHECK_SECONDS, as the service's cache does), the order limits counted by
- * the service's statement, then the service's own statements, built by its builders: every read
- * with whether the key was used (orders/checkout-query.ts), the cart priced by its pricing
+ * the service's statement with every read and whether the key was used (orders/checkout-query.ts),
+ * built by the service's builders as every statement here, the cart priced by its pricing
  * (orders/cart-pricing.ts), then in one transaction the key's claim (answered as it is made) with
  * the order, its items, extras and first event, the event's notifications
  * (notifications/outbox.ts); the service's JSON
@@ -33,7 +33,7 @@ import {
 import type { CheckoutInput } from '../../src/modules/orders/checkout.inputs';
 import { requestHash } from '../../src/modules/orders/idempotency';
 import { localTimesOf } from '../../src/modules/stores/local-time';
-import { countInTurnStatement } from '../../src/rate-limits';
+import { countInTurnParts } from '../../src/rate-limits';
 import { bind } from './twin';
 
 const PLACED = 'Order placed successfully.';
@@ -124,30 +124,25 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
       const ip = req.socket.remoteAddress ?? 'unknown';
       const key = req.get('idempotency-key')?.trim() || null;
       const claim = key ? { key, hash: requestHash(input) } : null;
-      // The reads on the pool (whether the key was used before with them) while the order limits
-      // are counted, as the service makes them.
+      // The order limits counted and every read made in one statement on the pool (whether the key
+      // was used before too), as the service sends it.
       const at = { storeId: input.storeId, addressId: input.addressId, userId };
       const cart = cartColumns(input.items);
-      const read = async () =>
-        readPlace((await query<never>(pool, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, null, key)))[0]);
-      const [counted, first] = await Promise.all([
-        query<{ points: number }>(
-          pool,
-          countInTurnStatement([
-            { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
-            { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
-          ]),
-        ),
-        read(),
+      const counting = countInTurnParts([
+        { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
+        { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
       ]);
+      const read = async (count: typeof counting | null) =>
+        readPlace((await query<never>(pool, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, null, key, count)))[0]);
+      let place = await read(counting);
+      const counted = [...(place.counted ?? [])].sort((a, b) => a.k - b.k);
       if (counted.some((c, k) => c.points > (k === 0 ? rateLimits.ordersPerCustomerPerMinute : rateLimits.ordersPerIpPerMinute))) {
         res.status(429).json({ message: 'Too many orders placed. Please wait a moment.' });
         return;
       }
-      let place = first;
       if (place.store && !place.store.zoneKnown) {
         zonesMet.add(place.store.timezone);
-        place = await read();
+        place = await read(null);
       }
       const answerBefore = async (client: Pool | PoolClient) => {
         const [row] = await query<{ request_hash: string; response: Placed | null }>(client, {

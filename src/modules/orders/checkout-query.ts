@@ -8,6 +8,7 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared, PreparedValue } from '../../common/entity-manager';
+import type { CountedRow, CountParts } from '../../rate-limits';
 import type { PricingRows } from '../catalog/product-query';
 import type { PricedItem } from './cart-pricing';
 import { CLAIM_SQL } from './idempotency';
@@ -77,9 +78,11 @@ export function checkoutPlaceStatement(
   cart: { sql: string; params: PreparedValue[] },
   claim: KeyClaim | null,
   usedKey: string | null = null,
+  counting: CountParts | null = null,
 ): { sql: string; params: PreparedValue[] } {
+  const ctes = [...(counting ? [counting.ctes] : []), ...(claim ? [`claim as (${CLAIM_SQL}, clock_timestamp() as at)`] : [])];
   return {
-    sql: `${claim ? `with claim as (${CLAIM_SQL}, clock_timestamp() as at) ` : ''}select
+    sql: `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}select
        case when s.id is null then null else json_build_object(
          'id', s.id, 'isActive', s.is_active, 'freeDelivery', s.free_delivery, 'deliveryPriceCents', s.delivery_price_cents,
          'timezone', s.timezone, 'open', coalesce(so.open, false), 'zoneKnown', jsonb_exists(k.times, s.timezone))
@@ -93,12 +96,14 @@ export function checkoutPlaceStatement(
        ${claim ? 'exists (select from claim)' : 'null::boolean'} as claimed,
        ${claim ? `coalesce((select at - statement_timestamp() >= interval '${CLAIM_WAIT_MS} milliseconds' from claim), false)` : 'false'} as waited,
        ${usedKey === null ? 'null::boolean' : 'exists (select from idempotency_keys i where i.user_id = k.user_id and i.key = ?::text)'} as used,
+       ${counting ? `(select json_agg(c) from (${counting.rows}) c)` : 'null::json'} as counted,
        ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
      left join lateral store_open_at(s.id, k.times) so on true
      left join user_addresses a on a.id = k.address_id and a.user_id = k.user_id`,
     params: [
+      ...(counting ? counting.params : []),
       ...(claim ? [at.userId, claim.key, claim.hash] : []),
       ...(usedKey === null ? [] : [usedKey]),
       ...cart.params,
@@ -124,8 +129,9 @@ export async function checkoutPlace(
   cart: { sql: string; params: PreparedValue[] },
   claim: KeyClaim | null = null,
   usedKey: string | null = null,
+  counting: CountParts | null = null,
 ): Promise<PlaceRead> {
-  const { sql, params } = checkoutPlaceStatement(at, localTimes, cart, claim, usedKey);
+  const { sql, params } = checkoutPlaceStatement(at, localTimes, cart, claim, usedKey, counting);
   // Prepared: its planning cost as much as its execution (docs/perf/2026-11-27-checkout.md).
   const [row] = await executePrepared<PlaceRow>(tx, sql, params);
   return readPlace(row);
@@ -133,15 +139,16 @@ export async function checkoutPlace(
 
 /**
  * What `checkoutPlace` answers: the place, whether the claim was taken (null: none asked) and
- * `waited`, and whether `usedKey` is a key of the customer's already committed (null: none asked).
+ * `waited`, whether `usedKey` is a key of the customer's already committed (null: none asked),
+ * and with `counting` (rate-limits.ts `countInTurnParts`, counted in the same statement) its rows.
  */
-export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean; used: boolean | null };
-type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null; waited: boolean; used: boolean | null };
+export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean; used: boolean | null; counted: CountedRow[] | null };
+type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & Omit<PlaceRead, keyof CheckoutPlace>;
 
 /** A row of `checkoutPlaceStatement` as `checkoutPlace` answers it. */
 export function readPlace(row: PlaceRow): PlaceRead {
-  const { store, address, inside, claimed, waited, used, products, groups, values, supplements } = row;
-  return { store, address, inside, claimed, waited, used, cart: { products, groups, values, supplements } };
+  const { store, address, inside, claimed, waited, used, counted, products, groups, values, supplements } = row;
+  return { store, address, inside, claimed, waited, used, counted, cart: { products, groups, values, supplements } };
 }
 
 /** What an order copies and costs, as checkout computed it (the columns of `orders` it sets). */

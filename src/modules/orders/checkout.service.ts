@@ -1,8 +1,8 @@
 /**
  * Checkout (spec §4.3 create order): everything priced by the server, everything written in
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
- * published after commit. Its statements (checkout-query.ts): the rate limits with every read
- * (at once, outside the transaction), then in the transaction the key's claim with the order and
+ * published after commit. Its statements (checkout-query.ts): the rate limits' count with every
+ * read (one statement, outside the transaction), then in the transaction the key's claim with the order and
  * everything it holds (its items, extras, first event, the key's answer), the event's
  * notifications. A promo code, a broken rule, a key used before or a zone met first: the
  * transaction's own reads instead, the claim with them (`placeOf`).
@@ -11,6 +11,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
+import type { RateLimit } from '../../rate-limits';
 import { toAmount } from '../../common/money';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
@@ -49,19 +50,14 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   const withPromo = Boolean(input.codePromo?.trim());
   if (withPromo) await promoFailures.check(caller);
   const claim = key ? { key, hash: requestHash(input) } : null;
-  // Most checkouts (no promo code, no rule broken, no key of theirs used before) are read and
-  // checked before the transaction, which then only writes (the key's claim with the order);
-  // their reads are made while the order limits are counted (two connections of the read pool,
-  // one round trip's wait instead of two): a refused count answers 429 whatever they found.
-  const eligible = !withPromo && Object.keys(problems).length === 0;
-  const [counted, read] = await Promise.allSettled([
-    orders.consume(caller),
-    eligible ? readyOrder(ctx, viewer.userId, input, claim) : Promise.resolve(null),
-  ]);
-  if (counted.status === 'rejected') throw counted.reason;
+  // Most checkouts (no promo code, no rule broken) are read and checked before the transaction,
+  // the order limits counted by the same statement; the transaction then only writes (the key's
+  // claim with the order). The others count, then read in the transaction (the claim with it).
+  const counting = orders.counting(caller);
+  let ready: NewOrder | null = null;
+  if (!withPromo && Object.keys(problems).length === 0) ready = await readyOrder(ctx, viewer.userId, input, claim, counting);
+  else await orders.consume(caller);
   try {
-    if (read.status === 'rejected') throw read.reason;
-    const ready = read.value;
     const { placed, events } = await ctx.em.transactional(async (tx) => {
       if (ready) {
         const written = await writeReady(tx, ready, claim);
@@ -119,16 +115,24 @@ async function answeredBefore(tx: EntityManager, userId: number, claim: KeyClaim
 }
 
 /**
- * The checkout's reads before its transaction (one statement on the read pool: the place, the
- * cart's rows and whether the customer used the key before), then its checks and prices, as
+ * The checkout's reads before its transaction (one statement on the read pool: the order limits'
+ * count, the place, the cart's rows, whether the customer used the key before), then its checks and prices, as
  * `createOrder` makes them: the order to write. Null when the transaction's own way must answer:
  * the key was used before (a replay: its first answer, or 422), the store's zone is met for the
  * first time, or a check failed with a key (a first request with the key may still hold it: the
  * 422 waits for it, as the transaction's claim does). Without a key a failed check is the 422.
  */
-async function readyOrder(ctx: Context, userId: number, input: CheckoutInput, claim: KeyClaim | null): Promise<NewOrder | null> {
+async function readyOrder(
+  ctx: Context,
+  userId: number,
+  input: CheckoutInput,
+  claim: KeyClaim | null,
+  counting: ReturnType<RateLimit['counting']>,
+): Promise<NewOrder | null> {
   const at = { storeId: input.storeId, addressId: input.addressId, userId };
-  const place = await checkoutPlace(ctx.em, at, await metZonesLocalTimes(ctx), cartColumns(input.items), null, claim?.key ?? null);
+  const cart = cartColumns(input.items);
+  const place = await checkoutPlace(ctx.em, at, await metZonesLocalTimes(ctx), cart, null, claim?.key ?? null, counting.parts);
+  counting.consumed(place.counted ?? []); // 429 first, whatever the reads found
   if (place.used || (place.store && !place.store.zoneKnown)) return null;
   try {
     return pricedOrder(userId, input, place, {});
