@@ -17,6 +17,7 @@ import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { requestAnswered, routeLabel, track } from './common/metrics';
+import { within } from './common/within';
 import type { Orm } from './common/entity-manager';
 import { poolConnections } from './db/orm';
 import { readPoolOf } from './common/entity-manager';
@@ -142,19 +143,15 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   });
   app.get('/readyz', async (_req, res) => {
     // Each check has its own short deadline: a saturated pool or a held lock answers 503 at once.
-    const within = <T>(check: Promise<T>) =>
-      Promise.race([
-        check,
-        new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref()),
-      ]);
+    const ready = <T>(check: Promise<T>) => within(check, config.database.readyTimeoutMs, 'timed out');
     const [database, redis] = await Promise.all([
       // Both pools: the ORM's, and the read pool the hot reads use (db/orm.ts).
-      within(Promise.all([orm.em.getConnection().execute('select 1'), readPoolOf(orm)?.query('select 1')])).then(
+      ready(Promise.all([orm.em.getConnection().execute('select 1'), readPoolOf(orm)?.query('select 1')])).then(
         () => 'ok' as const,
         (error: unknown) => (logger.warn({ err: error }, 'readiness: the database did not answer'), 'unreachable' as const),
       ),
       config.redisUrl
-        ? within(events.ping()).then(
+        ? ready(events.ping()).then(
             (up) => (up ? 'ok' : 'unreachable'),
             () => 'unreachable',
           )

@@ -6,6 +6,7 @@ import jwt from 'jsonwebtoken';
 import type { Config, VapidKeys } from '../../config';
 import { Answer, answeredOk as ok, KeptAlivePoster } from '../../common/kept-alive-poster';
 import type { Logger } from '../../common/logger';
+import { within } from '../../common/within';
 import { Channel, Channels, OutgoingMessage, Outcome, retryAfter } from './channel';
 import { WebPushChannel } from './web-push-channel';
 
@@ -80,7 +81,7 @@ export class FcmChannel implements Channel {
     const until = Date.now() + this.deadlineMs;
     let token: string;
     try {
-      token = await beforeDeadline(this.accessToken(), until);
+      token = await within(this.accessToken(), until - Date.now(), `no access token within the send's deadline`);
     } catch (error) {
       return { ok: false, retry: true, error: (error as Error).message };
     }
@@ -190,13 +191,4 @@ export function createChannels(config: Config, logger: Logger, vapid: VapidKeys 
     ? new WebPushChannel(vapid, config.notifications.webPush, sendDeadline(config.notifications.webPush.timeoutMs, leaseSeconds))
     : undefined;
   return { push, whatsapp, web_push };
-}
-
-/** `work`, or a failure once `until` (epoch ms) has passed; the work itself keeps its own deadline. */
-function beforeDeadline<T>(work: Promise<T>, until: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no access token within the send's deadline`)), Math.max(0, until - Date.now()));
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
