@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
+import { hasBody } from 'type-is';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -113,7 +114,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   // The REST reads again, each started by its own per-route middleware, for a GET (or HEAD)
   // without a body: mounted ahead of the webhooks, pages, body parser and /graphql, which such a
   // request never needs (Express's mount order). Any other request, a GET with a body included,
-  // takes the full chain to `rest` below.
+  // takes the full chain to `rest` below. "Without a body" is body-parser's own test (type-is's
+  // `hasBody`), so the two ways never disagree on which requests have one.
   const reads = restRouter(
     schema,
     routes.filter((route) => route.method === 'GET'),
@@ -255,9 +257,4 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       await events.close();
     },
   };
-}
-
-/** As body-parser tells a request with a body (type-is `hasBody`): a length or a chunked encoding. */
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 }
