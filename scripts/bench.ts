@@ -24,7 +24,7 @@
  * each request another customer's `POST /api/v1/customer/orders` with a varied cart of their
  * store and a new Idempotency-Key; after its loaded run, the path runs again at half a rate,
  * whose p99 the issue bounds (printed under the table), at both readings of "half that rate"
- * (docs/decisions.md "Checkout's half rate"): half the rate it reached under load, by autocannon
+ * (docs/decisions.md, "Checkout"): half the rate it reached under load, by autocannon
  * (bursts at each second's start) and evenly spaced (`steadyRate`), and half the goal's rate
  * (half its share of the Express hello beside it), evenly spaced. Its twin (bench-twins/checkout.ts) sends
  * the service's statements by its builders; the comparison sends one request (one key) to both
