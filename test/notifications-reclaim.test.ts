@@ -124,7 +124,7 @@ describe("the worker's re-claim guard", () => {
     expect(t.fcm.to('owner-token').map((p) => p.data.order_id)).toEqual([String(id)]);
   });
 
-  it('a send that could outlast the lease is not begun: the row is given back, due at once', async () => {
+  it('a send that could outlast the lease is not begun: the row is given back, due at once, its attempt not counted', async () => {
     await t.server.app.notifications.stop();
     await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
     const held = new HeldChannel();
@@ -132,7 +132,7 @@ describe("the worker's re-claim guard", () => {
     const id = await order();
     expect(await worker(slow).drain()).toBe(1);
     expect(held.sends).toEqual([]);
-    expect(await row(id)).toEqual({ status: 'pending', attempts: 1, last_error: null, leased: false });
+    expect(await row(id)).toEqual({ status: 'pending', attempts: 0, last_error: null, leased: false });
   });
 
   it("a 429 on a device's first step holds back that device's later steps of the order, with its Retry-After", async () => {
@@ -143,15 +143,16 @@ describe("the worker's re-claim guard", () => {
       expect((await t.server.http.post(`/api/v1/store/orders/${id}/${step}`, undefined, { token: t.w.owner.token })).status).toBe(200);
     t.fcm.failNext(429, 1, '30');
     await worker(new FcmChannel(t.server.config.notifications.fcm!)).drain();
-    // Nothing later reached the phone before the refused step; every one of its rows waits the 30 s.
+    // Nothing later reached the phone before the refused step; every one of its rows waits the 30 s,
+    // and only the refused step counts an attempt (the later ones were never begun).
     expect(t.fcm.to('customer-token')).toEqual([]);
-    const rows = await sql<{ status: string; later: boolean }>(
-      `select status, due_at > now() + interval '20 seconds' as later
+    const rows = await sql<{ status: string; attempts: number; later: boolean }>(
+      `select status, attempts, due_at > now() + interval '20 seconds' as later
          from notification_outbox where order_id = ? and channel = 'push' order by id`,
       [id],
     );
     expect(rows.length).toBeGreaterThanOrEqual(2);
-    expect(rows).toEqual(rows.map(() => ({ status: 'pending', later: true })));
+    expect(rows).toEqual(rows.map((_, i) => ({ status: 'pending', attempts: i === 0 ? 1 : 0, later: true })));
   });
 
   it('a send whose access token must be exchanged first keeps one deadline for both requests', async () => {

@@ -50,6 +50,11 @@ interface Result {
   error: string | null;
   /** Seconds until a retry (status pending). */
   delay: number;
+  /**
+   * False for a row given back unbegun (not enough lease left, or held back behind an earlier
+   * row of its group): the claim's attempt is taken back, as attempts count sends begun.
+   */
+  begun: boolean;
 }
 
 /**
@@ -235,16 +240,10 @@ export class OutboxWorker {
         for (const row of rows) {
           const deadlineMs = this.channels[row.channel]?.deadlineMs ?? 0;
           if (held) {
-            results.push({
-              id: row.id,
-              attempts: row.attempts,
-              status: 'pending',
-              error: 'waits for an earlier notification',
-              delay: held.delay,
-            });
+            results.push(givenBack(row, 'waits for an earlier notification', held.delay));
           } else if (Date.now() - claimedAt + deadlineMs >= leaseMs * 0.75) {
             // A quarter of the lease is left for recording the outcome.
-            results.push({ id: row.id, attempts: row.attempts, status: 'pending', error: null, delay: 0 });
+            results.push(givenBack(row, null, 0));
           } else {
             const result = await this.deliver(row);
             if (result.status === 'pending') held = result;
@@ -265,6 +264,7 @@ export class OutboxWorker {
       status,
       error,
       delay: 0,
+      begun: true,
     });
     try {
       if (row.status === null) return done('skipped', 'the order no longer exists');
@@ -302,7 +302,7 @@ export class OutboxWorker {
   }
 
   private result(row: Claimed, outcome: Outcome): Result {
-    const base = { id: row.id, attempts: row.attempts, delay: 0 };
+    const base = { id: row.id, attempts: row.attempts, delay: 0, begun: true };
     if (outcome.ok) return { ...base, status: 'sent', error: null };
     const error = outcome.error.slice(0, 500);
     if (!outcome.retry || row.attempts >= this.config.maxAttempts) return { ...base, status: 'failed', error };
@@ -313,17 +313,20 @@ export class OutboxWorker {
   /**
    * Records a batch's outcomes in one statement: sent, failed or skipped with the reason, or due
    * again after its backoff. A row claimed again meanwhile (its lease ran out: `attempts` moved
-   * on) is the other claim's to record.
+   * on) is the other claim's to record. A row given back unbegun has its claim's attempt taken
+   * back; should an older claim whose lease ran out then find `attempts` at its own number, its
+   * send is the only one begun since, so its outcome is the row's to record.
    */
   private async record(results: Result[]): Promise<void> {
     await executePrepared(
       this.em.fork(),
       `update notification_outbox n set
          status = r.status,
+         attempts = case when r.begun then n.attempts else n.attempts - 1 end,
          last_error = coalesce(r.error, n.last_error),
          sent_at = case when r.status = 'sent' then now() end,
          due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
-       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8)
+       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8, begun boolean)
        where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
       [JSON.stringify(results)],
       ON_ORM_POOL,
@@ -342,6 +345,16 @@ export class OutboxWorker {
     }
   }
 }
+
+/** A claimed row given back without its send begun: due again after `delay` seconds, its attempt not counted. */
+const givenBack = (row: Claimed, error: string | null, delay: number): Result => ({
+  id: row.id,
+  attempts: row.attempts,
+  status: 'pending',
+  error,
+  delay,
+  begun: false,
+});
 
 /** Why a row's recipient can no longer be reached on its channel. */
 const GONE: Record<NotificationChannel, string> = {
