@@ -6,6 +6,8 @@ import { eventually, signInDevice, useNotifyWorld } from './helpers/notification
 import { placeOrder } from './helpers/orders';
 import { OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
+import { outboxSettings } from '../src/modules/notifications/outbox';
+import { Client } from 'pg';
 
 const t = useNotifyWorld();
 const CUSTOMER_PATH = '/api/v1/customer/notification-preferences';
@@ -17,6 +19,8 @@ const DEFAULTS = {
 };
 const sql = <T = any>(query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute<T[]>(query, params);
 const put = (body: unknown, path = CUSTOMER_PATH, token = t.w.customer.token) => t.server.http.put(path, body, { token });
+/** How long the late order's transaction stays open before a pass runs (past the 1 s horizon's delay). */
+const LATE_COMMIT_MS = 1500;
 
 describe('GET/PUT notification preferences', () => {
   it('answers the defaults, changes only the fields sent, and is the same under the store path and GraphQL', async () => {
@@ -144,20 +148,45 @@ describe('the outbox honours them', () => {
     expect(await sql(`select order_id from notification_outbox where kind = 'accept_reminder'`)).toEqual([{ order_id: heard }]);
   });
 
-  it('an order committed after a reminder pass though placed before its horizon (a late commit) is reminded by the next pass, once', async () => {
+  it('an order whose transaction began before a reminder pass and committed after it, placed behind its horizon, is reminded by the next pass, once', async () => {
     await t.server.app.notifications.stop();
     // A worker of its own, whose passes the test runs: its first mark is this test's (the tables are emptied between tests, ids start again).
     const worker = new OutboxWorker(t.server.db.orm.em, {}, t.server.config.notifications, createLogger('silent'), 'mad');
     await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
-    const half = t.server.config.orders.acceptTimeoutSeconds / 2;
-    const id = (await placeOrder(t.server, t.w)).body.data.order_id;
-    expect(await worker.remind()).toBe(0); // not due: the pass's mark moves on to its horizon, now - half
-    // As if its transaction had begun 3 s before that horizon and only committed now.
-    await sql(`update orders set created_at = now() - interval '1 second' * ? where id = ?`, [half + 3, id]);
-    const examined = worker.stats.remindersExamined;
-    expect(await worker.remind()).toBe(1);
-    expect(await worker.remind()).toBe(0);
-    expect(worker.stats.remindersExamined - examined).toBe(1);
-    expect(await sql(`select order_id from notification_outbox where kind = 'accept_reminder'`)).toEqual([{ order_id: id }]);
+    // The late order copies this one (answered: it is due no reminder itself).
+    const model = (await placeOrder(t.server, t.w)).body.data.order_id;
+    expect((await t.server.http.post(`/api/v1/store/orders/${model}/accept`, undefined, { token: t.w.owner.token })).status).toBe(200);
+    const settings = { ...outboxSettings };
+    outboxSettings.reminderAfterSeconds = 1;
+    // A checkout's transaction of its own: the order's created_at is its start (now()), however late it commits.
+    const checkout = new Client({ connectionString: t.server.db.orm.config.get('clientUrl') });
+    await checkout.connect();
+    try {
+      await checkout.query('begin');
+      await checkout.query('select now()');
+      // Open longer than the horizon's delay (and, run with 62 s, than the 60 s the passes used to look back).
+      await new Promise((r) => setTimeout(r, LATE_COMMIT_MS));
+      expect(await worker.remind()).toBe(0); // the order is not visible yet, though placed before this pass's horizon
+      const { rows } = await checkout.query<{ order_id: number }>(
+        `with o as (
+           insert into orders (user_id, store_id, address_id, status, subtotal_cents, delivery_fee_cents, total_cents, address_label,
+             address_line1, address_latitude, address_longitude, last_event_seq)
+           select user_id, store_id, address_id, 'pending_acceptance', subtotal_cents, delivery_fee_cents, total_cents, address_label,
+             address_line1, address_latitude, address_longitude, 1
+           from orders where id = $1 returning id)
+         insert into order_events (order_id, seq, type, status) select id, 1, 'status', 'pending_acceptance' from o returning order_id`,
+        [model],
+      );
+      await checkout.query('commit');
+      const late = rows[0].order_id;
+      const examined = worker.stats.remindersExamined;
+      expect(await worker.remind()).toBe(1);
+      expect(await worker.remind()).toBe(0);
+      expect(worker.stats.remindersExamined - examined).toBe(1);
+      expect(await sql(`select order_id from notification_outbox where kind = 'accept_reminder'`)).toEqual([{ order_id: late }]);
+    } finally {
+      Object.assign(outboxSettings, settings);
+      await checkout.end();
+    }
   });
 });

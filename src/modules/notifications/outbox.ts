@@ -199,99 +199,75 @@ function kindsCtes(
 }
 
 /**
- * How far behind its horizon a reminder pass looks again: an order's `created_at` is its
- * transaction's start, so one that commits late (a slow checkout under load) appears behind a
- * horizon the previous pass already passed. With a short ORDER_ACCEPT_TIMEOUT_SECONDS (10 s: a
- * reminder at 5 s) that is no rare case. A checkout's statements each end within
- * DB_STATEMENT_TIMEOUT_MS (10 s) and its idle moments within DB_IDLE_IN_TRANSACTION_TIMEOUT_MS (30 s).
+ * Where a worker's reminder passes have got to (PostgreSQL's text of a timestamp, so that its
+ * microseconds come back as they went): every order placed from then on is still to be looked
+ * at. It is the pass's horizon, or the start of the oldest transaction then open on the database
+ * if earlier: an order's `created_at` is its transaction's start, so one committed late (a slow
+ * checkout under load) appears behind a horizon a pass has already passed, and can only be one of
+ * those open transactions. Measured rather than a margin from the session limits: PostgreSQL 15
+ * (the deployed server) has no transaction timeout, and statement and idle-in-transaction timeouts
+ * bound a transaction's parts, not its length.
  */
-export const LATE_COMMIT_MARGIN_SECONDS = 60;
+export type ReminderMark = string;
 
-/**
- * Where a worker's reminder passes have got to: every order placed after `placedAt` (and, at
- * that time, after id `orderId`) is still to be looked at, except those in `seen` (looked at
- * already, placed within the margin behind the horizon; their placing time in epoch seconds).
- * `placedAt` is PostgreSQL's text of the timestamp, so that its microseconds come back as they went.
- */
-export interface ReminderMark {
-  placedAt: string;
-  orderId: number;
-  seen: Map<number, number>;
-}
+/** The reminder pass's statements take this many orders at a time. */
+const REMINDER_BATCH = 200;
 
 /**
  * The owner's reminder of each order still unanswered `reminderAfterSeconds` after it was
  * placed (and not yet past its deadline), written once per order as its event's rows are (the
  * same recipients and channels, caused by the order's first event: the unique keys make a
- * second writer's rows, another instance's, nothing). The worker calls it every few seconds,
- * so a reminder goes out within that time of being due. Each pass looks only at the orders
- * placed after `since`, the mark the previous pass answered, and not in its `seen`: an order
- * whose owner hears no reminder (every channel off) is looked at once, not on every pass until
- * its deadline. A pass that takes every due order moves the mark to its horizon (now -
- * `reminderAfterSeconds`) less LATE_COMMIT_MARGIN_SECONDS, so that an order committed after
- * the pass though placed before its horizon is found by the next. Answers how many orders it
- * looked at, how many rows it wrote and the new mark.
+ * second writer's rows, another instance's or a pass's looking again, nothing). The worker calls
+ * it every few seconds, so a reminder goes out within that time of being due. A pass looks only
+ * at the orders placed after `since`, the mark the previous pass answered, up to its horizon (now
+ * - `reminderAfterSeconds`), in batches until none is left: an order whose owner hears no
+ * reminder (every channel off, no row written) is looked at again only while a transaction older
+ * than it is open. Answers how many orders it looked at, how many rows it wrote and the new mark.
  */
 export async function remindUnanswered(
   em: EntityManager,
   since: ReminderMark | null,
 ): Promise<{ examined: number; written: number; mark: ReminderMark | null }> {
   if (!outboxSettings.enabled) return { examined: 0, written: 0, mark: since };
-  const limit = 200;
-  const seen = new Map(since?.seen ?? []);
-  return em.transactional(async (tx) => {
-    const rows = await tx.execute<
-      {
-        behind: string;
-        behind_epoch: number;
-        order_id: number | null;
-        event_id: string | null;
-        placed_at: string | null;
-        placed_epoch: number | null;
-      }[]
-    >(
-      `with h as (select now() - make_interval(secs => ?) as horizon)
-       select (h.horizon - make_interval(secs => ?))::text as behind,
-         extract(epoch from h.horizon - make_interval(secs => ?))::float8 as behind_epoch,
-         d.order_id, d.event_id, d.placed_at, d.placed_epoch
-       from h left join lateral (
-         select o.id as order_id, e.id as event_id, o.created_at::text as placed_at, extract(epoch from o.created_at)::float8 as placed_epoch
+  // First and in a statement of its own, so that any transaction the orders' reads below do not
+  // see yet was open here (or began after now(), placing its order after the horizon). Sessions
+  // are the service's own role (any other's show no xact_start); this one is not counted.
+  const [{ horizon, mark, expired }] = await em.execute<{ horizon: string; mark: string; expired: string }[]>(
+    // `expired`: an order placed before it is past its deadline (rejected, no reminder).
+    `select h.horizon::text as horizon, (now() - make_interval(secs => ?))::text as expired,
+       least(h.horizon, (select min(a.xact_start) from pg_stat_activity a
+         where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()))::text as mark
+     from (select now() - make_interval(secs => ?) as horizon) h`,
+    [outboxSettings.acceptTimeoutSeconds, outboxSettings.reminderAfterSeconds],
+  );
+  let after = { placedAt: since ?? '-infinity', orderId: 0 };
+  let examined = 0;
+  let written = 0;
+  for (;;) {
+    const due = await em.transactional(async (tx) => {
+      const rows = await tx.execute<{ order_id: number; event_id: string; placed_at: string }[]>(
+        `select o.id as order_id, e.id as event_id, o.created_at::text as placed_at
          from orders o join order_events e on e.order_id = o.id and e.seq = 1
          where o.status = 'pending_acceptance'
-           and o.created_at <= h.horizon and o.created_at > now() - make_interval(secs => ?)
+           and o.created_at <= ?::timestamptz and o.created_at > ?::timestamptz
            and (o.created_at, o.id) > (?::timestamptz, ?::int)
-           and o.id <> all(?::int[])
            and not exists (select 1 from notification_outbox n where n.order_id = o.id and n.kind = 'accept_reminder')
-         order by o.created_at, o.id limit ?
-       ) d on true`,
-      [
-        outboxSettings.reminderAfterSeconds,
-        LATE_COMMIT_MARGIN_SECONDS,
-        LATE_COMMIT_MARGIN_SECONDS,
-        outboxSettings.acceptTimeoutSeconds,
-        since?.placedAt ?? '-infinity',
-        since?.orderId ?? 0,
-        `{${[...seen.keys()].join(',')}}`,
-        limit,
-      ],
-    );
-    let written = 0;
-    const { behind, behind_epoch: behindEpoch } = rows[0];
-    let next = { placedAt: behind, orderId: 0 }; // every due order taken: look again a margin behind the horizon
-    const due = rows.flatMap((row) => (row.order_id === null ? [] : [{ ...row, order_id: row.order_id }]));
-    for (const order of due) {
-      const { sql, params } = kindsStatement({ orderEvent: String(order.event_id) }, order.order_id, [
-        { kind: 'accept_reminder', delay: 0 },
-      ]);
-      written += (await executePrepared<{ n: number }>(tx, sql, params))[0].n;
-      seen.set(order.order_id, Number(order.placed_epoch));
-      // A full pass: the next one goes on after its last order.
-      if (due.length === limit) next = { placedAt: String(order.placed_at), orderId: order.order_id };
-    }
-    // What lies behind the margin is never looked at again: forget it.
-    for (const [id, placed] of seen) if (placed <= Number(behindEpoch)) seen.delete(id);
-    return { examined: due.length, written, mark: { ...next, seen } };
-  });
+         order by o.created_at, o.id limit ?`,
+        [horizon, expired, after.placedAt, after.orderId, REMINDER_BATCH],
+      );
+      for (const order of rows) {
+        const { sql, params } = kindsStatement({ orderEvent: String(order.event_id) }, order.order_id, [
+          { kind: 'accept_reminder', delay: 0 },
+        ]);
+        written += (await executePrepared<{ n: number }>(tx, sql, params))[0].n;
+      }
+      return rows;
+    });
+    examined += due.length;
+    if (due.length < REMINDER_BATCH) return { examined, written, mark };
+    const last = due[due.length - 1];
+    after = { placedAt: last.placed_at, orderId: last.order_id };
+  }
 }
 
 /** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */

@@ -183,8 +183,8 @@ export class OutboxWorker {
   }
 
   /**
-   * Writes the reminders now due (outbox.ts `remindUnanswered`: each order looked at once, from
-   * where the last call got to); the next pass sends them. Answers the rows written.
+   * Writes the reminders now due (outbox.ts `remindUnanswered`: from where the last call got
+   * to); the next pass sends them. Answers the rows written.
    */
   async remind(): Promise<number> {
     const { examined, written, mark } = await remindUnanswered(this.em.fork(), this.reminderMark);
