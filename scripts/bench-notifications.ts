@@ -78,7 +78,7 @@ async function fakeFcmChild(): Promise<void> {
 /** What the service process answers the load client. */
 type ServiceMessage =
   | { ready: { url: string; customers: { token: string; cart: unknown }[] } }
-  | { done: { claims: number; rows: number; ownRecords: number } }
+  | { done: { claims: number; rows: number } }
   | { backends: { pids: number[]; walwriter: number | null } }
   | { failed: string };
 
@@ -122,8 +122,7 @@ async function serviceProcess(env: Record<string, string>, webPush: boolean, cus
     /** Notifications on (the outbox written, the worker running) or off. */
     round: (notify: boolean) => ask({ round: notify }),
     /** After a round's load: with notifications, the worker stops once every row is sent; answers its claims and rows so far. */
-    finish: (notify: boolean) =>
-      ask<{ done: { claims: number; rows: number; ownRecords: number } }>({ finish: notify }).then((m) => m.done),
+    finish: (notify: boolean) => ask<{ done: { claims: number; rows: number } }>({ finish: notify }).then((m) => m.done),
     /** The PostgreSQL backends of the service's database, and the server's WAL writer. */
     backends: () => ask<{ backends: { pids: number[]; walwriter: number | null } }>({ backends: true }).then((m) => m.backends),
     stop: async () => {
@@ -176,8 +175,8 @@ async function serviceChild(): Promise<void> {
           await server.app.notifications.stop();
           await server.app.notifications.drain();
         }
-        const { claims, rows, ownRecords } = server.app.notifications.stats;
-        process.send!({ done: { claims, rows, ownRecords } });
+        const { claims, rows } = server.app.notifications.stats;
+        process.send!({ done: { claims, rows } });
       } else if (message.backends) process.send!({ backends: await backends() });
       else if (message.close) {
         outboxSettings.enabled = true;
@@ -343,18 +342,10 @@ async function main() {
     // 2. Checkout throughput and the service's CPU per checkout, with and without notifications, alternated.
     const checkouts = Number(values.checkouts);
     const concurrency = Number(values.concurrency);
-    type Round = {
-      perSecond: number;
-      node: number;
-      postgres: number;
-      walwriter: number;
-      perClaim: number;
-      ownRecords: number;
-      load: string;
-    };
+    type Round = { perSecond: number; node: number; postgres: number; walwriter: number; perClaim: number; load: string };
     const rounds: Round[][] = [[], []];
     const run = async (notify: boolean) => {
-      const before = (await service.round(notify)) as unknown as { done: { claims: number; rows: number; ownRecords: number } };
+      const before = (await service.round(notify)) as unknown as { done: { claims: number; rows: number } };
       const { pids, walwriter } = await service.backends();
       const wal = walwriter === null ? [] : [walwriter];
       // Per backend: one opened during the round counts from 0, one closed during it counts nothing
@@ -384,7 +375,6 @@ async function main() {
         postgres: (postgres * 1000) / checkouts,
         walwriter: ((wal1 - wal0) * 1000) / checkouts,
         perClaim: (stats.rows - before.done.rows) / Math.max(1, stats.claims - before.done.claims),
-        ownRecords: (stats.ownRecords - before.done.ownRecords) / Math.max(1, stats.claims - before.done.claims),
         load: os.loadavg()[0].toFixed(1),
       });
     };
@@ -412,9 +402,7 @@ async function main() {
     console.log(
       `  with / without: ratio of medians ${(median(on.map((x) => x.perSecond)) / median(off.map((x) => x.perSecond))).toFixed(2)}; per pair ${rates.map((x) => x.toFixed(2)).join(', ')} (median ${median(rates).toFixed(2)})`,
     );
-    console.log(
-      `  the worker (with): rows per claim ${on.map((x) => x.perClaim.toFixed(1)).join(', ')}; record statements of their own per claim (the others rode on the next claim) ${on.map((x) => x.ownRecords.toFixed(2)).join(', ')}`,
-    );
+    console.log(`  rows per claim of the worker (with): ${on.map((x) => x.perClaim.toFixed(1)).join(', ')}`);
     const each = (xs: Round[]) => xs.map((x) => `${x.node.toFixed(2)}+${x.postgres.toFixed(2)} (wal ${x.walwriter.toFixed(2)})`).join(', ');
     console.log(
       `CPU ms per checkout, the service's process + its PostgreSQL backends (each round; in brackets the server's WAL writer, shared with other databases, not in the totals; load average 1 min at the round's end):`,

@@ -78,11 +78,8 @@ export class OutboxWorker {
   private lastPrune = 0;
   private lastReminders = 0;
   private readonly wake = () => this.kick();
-  /**
-   * Claims run and the rows they took (the notifications bench prints rows per claim), outcomes
-   * recorded by a statement of their own rather than the next claim's; orders the reminder passes looked at.
-   */
-  readonly stats = { claims: 0, rows: 0, ownRecords: 0, remindersExamined: 0 };
+  /** Claims run and the rows they took (the notifications bench prints rows per claim); orders the reminder passes looked at. */
+  readonly stats = { claims: 0, rows: 0, remindersExamined: 0 };
   /** Where the reminder passes have got to (outbox.ts `remindUnanswered`). */
   private reminderMark: ReminderMark | null = null;
   /**
@@ -343,7 +340,6 @@ export class OutboxWorker {
     if (results.length === 0) return;
     await executePrepared(this.em.fork(), RECORD_SQL, [JSON.stringify(results)], ON_ORM_POOL);
     this.unrecorded = [];
-    this.stats.ownRecords++;
   }
 
   /** The address is dead: forget it (unless it changed meanwhile: a device signed in again with a new token). */
