@@ -10,7 +10,6 @@ import { FcmChannel } from '../src/modules/notifications/channels';
 import { OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
-import { watchStatements } from './helpers/statements';
 import { placeOrder } from './helpers/orders';
 import http from 'node:http';
 import jwt from 'jsonwebtoken';
@@ -123,36 +122,6 @@ describe("the worker's re-claim guard", () => {
       expect(await row(id)).toMatchObject({ status: 'sent', attempts: 2 });
     });
     expect(t.fcm.to('owner-token').map((p) => p.data.order_id)).toEqual([String(id)]);
-  });
-
-  it("a batch's outcomes are recorded by the next claim when a commit woke the worker meanwhile, and by the worker's stop", async () => {
-    await t.server.app.notifications.stop(); // only the worker below sends
-    await signInDevice(t.server, t.w.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
-    const held = new HeldChannel();
-    const w = worker(held);
-    w.start();
-    try {
-      const first = await order(); // its commit wakes the worker
-      await eventually(() => expect(held.sends).toHaveLength(1));
-      const second = await order(); // committed during the first pass: the next pass follows at once
-      const watch = watchStatements(t.server.db.orm);
-      held.sends[0].answer({ ok: true });
-      await eventually(() => expect(held.sends).toHaveLength(2));
-      const texts = watch.stop().filter((text) => text.includes('notification_outbox'));
-      // One statement between the two sends: the second claim, which recorded the first send.
-      expect(texts).toHaveLength(1);
-      expect(texts[0]).toMatch(/^with recorded as \(update notification_outbox/);
-      expect(await row(first)).toMatchObject({ status: 'sent', attempts: 1 });
-      const third = await order(); // wakes the worker during the second pass
-      const stopping = w.stop(); // ... which the worker's stop ends: nothing follows to record the second send
-      held.sends[1].answer({ ok: true });
-      await stopping;
-      expect(await row(second)).toMatchObject({ status: 'sent', attempts: 1 });
-      expect(await row(third)).toEqual({ status: 'pending', attempts: 0, last_error: null, leased: false });
-      expect(held.sends.map((s) => s.orderId)).toEqual([String(first), String(second)]);
-    } finally {
-      await w.stop();
-    }
   });
 
   it('a send that could outlast the lease is not begun: the row is given back, due at once, its attempt not counted', async () => {

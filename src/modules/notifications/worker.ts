@@ -3,8 +3,7 @@
  * never take the same row), sends each outside any transaction, and records what became of it.
  * A batch costs two statements whatever its size: the claim, which also reads what the sends
  * need (the order's facts, the recipient's address and language), and one update recording
- * every outcome (docs/perf/2026-11-26-notifications-3.md) — one when the next claim follows at
- * once, as its first part (docs/perf/2026-11-27-notifications-7.md). A claim pushes the row's due time a
+ * every outcome (docs/perf/2026-11-26-notifications-3.md). A claim pushes the row's due time a
  * lease ahead: if the instance dies mid-send, another takes the row when the lease ends (at
  * least once; a crash after FCM accepted a message and before it was recorded may repeat it —
  * the only window left).
@@ -82,12 +81,6 @@ export class OutboxWorker {
   readonly stats = { claims: 0, rows: 0, remindersExamined: 0 };
   /** Where the reminder passes have got to (outbox.ts `remindUnanswered`). */
   private reminderMark: ReminderMark | null = null;
-  /**
-   * The last batch's outcomes, not yet recorded: the next claim records them in its own statement
-   * when it follows at once (a full batch, or a commit that woke the worker meanwhile); otherwise
-   * `flush` does, before the pass ends (`drain`) or the worker stops.
-   */
-  private unrecorded: Result[] = [];
 
   constructor(
     private readonly em: EntityManager,
@@ -111,8 +104,6 @@ export class OutboxWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
-    // A pass that left its outcomes to the next one's claim, which will not come now.
-    await this.flush().catch((error: unknown) => this.logger.warn({ err: error }, 'recording notification outcomes failed'));
   }
 
   /** Runs a pass now (or right after the one in flight). */
@@ -143,11 +134,7 @@ export class OutboxWorker {
     this.timer.unref();
   }
 
-  /**
-   * Claims and sends batches until none is due (or the worker stops); prunes now and then. Each
-   * batch's outcomes are recorded by the next claim's statement when one follows at once (one
-   * statement a pass rather than two), by a statement of their own otherwise.
-   */
+  /** Claims and sends batches until none is due (or the worker stops); prunes now and then. */
   async drain(): Promise<number> {
     let sent = 0;
     for (;;) {
@@ -156,23 +143,19 @@ export class OutboxWorker {
       this.stats.claims++;
       this.stats.rows += batch.length;
       if (batch.length > 0) {
-        this.unrecorded = await this.deliverInOrder(batch, claimedAt);
+        const results = await this.deliverInOrder(batch, claimedAt);
+        await this.record(results);
         sent += batch.length;
       }
       // A short batch took every due row: what commits meanwhile here wakes the worker again
       // (outboxSignal), what other instances commit is found by the next poll.
       if (batch.length < this.config.batchSize || this.stopped) break;
     }
-    // The next pass's claim records the outcomes only if that pass comes at once (a commit woke the
-    // worker during this one) and nothing slow comes first: otherwise they are recorded now.
-    const remindNow = Date.now() - this.lastReminders >= REMINDERS_EVERY_MS;
-    const pruneNow = Date.now() - this.lastPrune > HOUR_MS;
-    if (!this.again || this.stopped || remindNow || pruneNow) await this.flush();
-    if (remindNow) {
+    if (Date.now() - this.lastReminders >= REMINDERS_EVERY_MS) {
       this.lastReminders = Date.now();
       if ((await this.remind()) > 0) this.again = true; // sent by the next pass, now
     }
-    if (pruneNow) {
+    if (Date.now() - this.lastPrune > HOUR_MS) {
       this.lastPrune = Date.now();
       await prune(this.em, this.config.retentionDays);
     }
@@ -191,20 +174,17 @@ export class OutboxWorker {
   }
 
   /**
-   * Records the outcomes left `unrecorded` (`RECORD_SQL`), then claims a batch of due rows and
-   * reads what their sends need, in one statement (the rows it records are not claimed again by
-   * it). Sent prepared: PostgreSQL plans this text once per connection, not per pass; on the ORM's
-   * pool (`ON_ORM_POOL`). Should it fail, nothing of it is done and the outcomes stay to record.
+   * Claims a batch of due rows and reads, in the same statement, what their sends need. Sent
+   * prepared (as the record below): PostgreSQL plans this text once per connection, not per pass;
+   * on the ORM's pool (`ON_ORM_POOL`).
    */
-  private async claim(): Promise<Claimed[]> {
-    const results = this.unrecorded;
-    const batch = await executePrepared<Claimed>(
+  private claim(): Promise<Claimed[]> {
+    return executePrepared<Claimed>(
       this.em.fork(),
-      `with recorded as (${RECORD_SQL}),
-       claimed as (
+      `with claimed as (
          update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
          where n.id in (
-           select id from notification_outbox where status = 'pending' and due_at <= now() and id <> all(?::bigint[])
+           select id from notification_outbox where status = 'pending' and due_at <= now()
            order by due_at limit ? for update skip locked
          )
          returning n.id, n.order_id, n.event_id, n.kind, n.user_id, n.channel, n.target, n.attempts
@@ -227,13 +207,9 @@ export class OutboxWorker {
          left join web_push_subscriptions w on w.id = (case when c.channel = 'web_push' then split_part(c.target, ':', 2)::int end)
            and w.user_id = c.user_id
          left join users u on u.id = (case when c.channel = 'whatsapp' then c.user_id end)`,
-      [JSON.stringify(results), this.config.leaseSeconds, `{${results.map((r) => r.id).join(',')}}`, this.config.batchSize],
+      [this.config.leaseSeconds, this.config.batchSize],
       ON_ORM_POOL,
     );
-    this.unrecorded = [];
-    // A row given back due at once was recorded here, so not claimed with this batch: the next pass takes it.
-    if (results.some((r) => r.status === 'pending' && r.delay === 0)) this.again = true;
-    return batch;
   }
 
   /**
@@ -334,12 +310,27 @@ export class OutboxWorker {
     return { ...base, status: 'pending', error, delay: delay / 1000 };
   }
 
-  /** Records the outcomes left `unrecorded` in a statement of their own (`RECORD_SQL`), when no claim follows at once. */
-  private async flush(): Promise<void> {
-    const results = this.unrecorded;
-    if (results.length === 0) return;
-    await executePrepared(this.em.fork(), RECORD_SQL, [JSON.stringify(results)], ON_ORM_POOL);
-    this.unrecorded = [];
+  /**
+   * Records a batch's outcomes in one statement: sent, failed or skipped with the reason, or due
+   * again after its backoff. A row claimed again meanwhile (its lease ran out: `attempts` moved
+   * on) is the other claim's to record. A row given back unbegun has its claim's attempt taken
+   * back; should an older claim whose lease ran out then find `attempts` at its own number, its
+   * send is the only one begun since, so its outcome is the row's to record.
+   */
+  private async record(results: Result[]): Promise<void> {
+    await executePrepared(
+      this.em.fork(),
+      `update notification_outbox n set
+         status = r.status,
+         attempts = case when r.begun then n.attempts else n.attempts - 1 end,
+         last_error = coalesce(r.error, n.last_error),
+         sent_at = case when r.status = 'sent' then now() end,
+         due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
+       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8, begun boolean)
+       where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'`,
+      [JSON.stringify(results)],
+      ON_ORM_POOL,
+    );
   }
 
   /** The address is dead: forget it (unless it changed meanwhile: a device signed in again with a new token). */
@@ -364,24 +355,6 @@ const givenBack = (row: Claimed, error: string | null, delay: number): Result =>
   delay,
   begun: false,
 });
-
-/**
- * Records a batch's outcomes (`?`: their JSON) in one statement: sent, failed or skipped with the
- * reason, or due again after its backoff. A row claimed again meanwhile (its lease ran out:
- * `attempts` moved on) is the other claim's to record. A row given back unbegun has its claim's
- * attempt taken back; should an older claim whose lease ran out then find `attempts` at its own
- * number, its send is the only one begun since, so its outcome is the row's to record. On its own
- * (`flush`) or as the first CTE of the next claim (`claim`).
- */
-const RECORD_SQL = `update notification_outbox n set
-         status = r.status,
-         attempts = case when r.begun then n.attempts else n.attempts - 1 end,
-         last_error = coalesce(r.error, n.last_error),
-         sent_at = case when r.status = 'sent' then now() end,
-         due_at = case when r.status = 'pending' then now() + make_interval(secs => r.delay) else n.due_at end
-       from json_to_recordset(?::json) as r(id bigint, attempts int, status text, error text, delay float8, begun boolean)
-       where n.id = r.id and n.attempts = r.attempts and n.status = 'pending'
-       returning n.id`;
 
 /** Why a row's recipient can no longer be reached on its channel. */
 const GONE: Record<NotificationChannel, string> = {
