@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import express, { NextFunction, Request, Response } from 'express';
+import { hasBody } from 'type-is';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -17,6 +18,7 @@ import { routeNotFound } from './common/errors';
 import { cors, noStore, securityHeaders } from './common/http-security';
 import { Logger } from './common/logger';
 import { requestAnswered, routeLabel, track } from './common/metrics';
+import { within } from './common/within';
 import type { Orm } from './common/entity-manager';
 import { poolConnections } from './db/orm';
 import { readPoolOf } from './common/entity-manager';
@@ -112,7 +114,8 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   // The REST reads again, each started by its own per-route middleware, for a GET (or HEAD)
   // without a body: mounted ahead of the webhooks, pages, body parser and /graphql, which such a
   // request never needs (Express's mount order). Any other request, a GET with a body included,
-  // takes the full chain to `rest` below.
+  // takes the full chain to `rest` below. "Without a body" is body-parser's own test (type-is's
+  // `hasBody`), so the two ways never disagree on which requests have one.
   const reads = restRouter(
     schema,
     routes.filter((route) => route.method === 'GET'),
@@ -142,19 +145,15 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   });
   app.get('/readyz', async (_req, res) => {
     // Each check has its own short deadline: a saturated pool or a held lock answers 503 at once.
-    const within = <T>(check: Promise<T>) =>
-      Promise.race([
-        check,
-        new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), config.database.readyTimeoutMs).unref()),
-      ]);
+    const ready = <T>(check: Promise<T>) => within(check, config.database.readyTimeoutMs, 'timed out');
     const [database, redis] = await Promise.all([
       // Both pools: the ORM's, and the read pool the hot reads use (db/orm.ts).
-      within(Promise.all([orm.em.getConnection().execute('select 1'), readPoolOf(orm)?.query('select 1')])).then(
+      ready(Promise.all([orm.em.getConnection().execute('select 1'), readPoolOf(orm)?.query('select 1')])).then(
         () => 'ok' as const,
         (error: unknown) => (logger.warn({ err: error }, 'readiness: the database did not answer'), 'unreachable' as const),
       ),
       config.redisUrl
-        ? within(events.ping()).then(
+        ? ready(events.ping()).then(
             (up) => (up ? 'ok' : 'unreachable'),
             () => 'unreachable',
           )
@@ -258,9 +257,4 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
       await events.close();
     },
   };
-}
-
-/** As body-parser tells a request with a body (type-is `hasBody`): a length or a chunked encoding. */
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 }

@@ -1,4 +1,5 @@
 /** Spec §4.1 customer authentication over REST, one describe per endpoint. */
+import { PassThrough } from 'node:stream';
 import jwt from 'jsonwebtoken';
 import { passCooldown, registerCustomer, uniquePhone } from './helpers/auth';
 import { startTestServer, TestServer, TEST_CODE, TEST_PHONE } from './helpers/server';
@@ -137,6 +138,49 @@ describe('POST /v1/auth/customer/send-otp', () => {
     const retried = await sendOtp(phone);
     expect(retried.status).toBe(202);
   });
+});
+
+describe('POST /v1/auth/customer/send-otp — a WhatsApp that does not finish answering', () => {
+  const TIMEOUT_MS = 400;
+  let slow: TestServer;
+  const records: { msg?: string; phoneNumber?: string; err?: { message?: string } }[] = [];
+  beforeAll(async () => {
+    const logs = new PassThrough();
+    logs.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) records.push(JSON.parse(line));
+    });
+    slow = await startTestServer({ WHATSAPP_TIMEOUT_MS: String(TIMEOUT_MS) }, undefined, { logs });
+  });
+  afterAll(async () => {
+    await slow?.close();
+  });
+
+  it.each(['never answers', 'answers a byte at a time without end'])(
+    'when it %s: the documented 500 within WHATSAPP_TIMEOUT_MS, no code and no cooldown left behind',
+    async (how) => {
+      const phone = uniquePhone();
+      if (how === 'never answers') slow.whatsapp.holdNext();
+      else slow.whatsapp.trickleNext();
+      const began = Date.now();
+      const failed = await slow.http.post('/v1/auth/customer/send-otp', { phone_number: phone });
+      const took = Date.now() - began;
+      expect(slow.whatsapp.unanswered).toBe(1); // the request reached WhatsApp
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({ message: 'The verification code could not be sent. Please try again later.' });
+      expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS);
+      expect(took).toBeLessThan(TIMEOUT_MS + 2000); // the deadline and send-otp's own two statements
+      // The log says why, without the code.
+      const logged = records.find((r) => r.msg === 'sending the one-time code failed' && r.phoneNumber === phone);
+      expect(logged?.err?.message).toMatch(new RegExp(`^no (full )?answer within ${TIMEOUT_MS} ms$`));
+      expect(await slow.db.orm.em.fork().execute(`select * from otp_codes where phone_number = ?`, [phone])).toHaveLength(0);
+      expect(await slow.db.orm.em.fork().execute(`select * from otp_sends where phone_number = ?`, [phone])).toHaveLength(0);
+
+      const retried = await slow.http.post('/v1/auth/customer/send-otp', { phone_number: phone });
+      expect(retried.status).toBe(202);
+      expect(slow.whatsapp.lastCodeFor(phone)).toMatch(/^\d{6}$/);
+      slow.whatsapp.reset();
+    },
+  );
 });
 
 describe('POST /v1/auth/customer/send-otp — limits per client IP', () => {

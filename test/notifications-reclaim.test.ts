@@ -6,12 +6,13 @@
  * database, each with a channel whose sends the test answers by hand.
  */
 import type { Channel, OutgoingMessage, Outcome } from '../src/modules/notifications/channel';
-import { FcmChannel } from '../src/modules/notifications/channels';
+import { createChannels, FcmChannel, WhatsAppChannel } from '../src/modules/notifications/channels';
 import { OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { placeOrder } from './helpers/orders';
 import http from 'node:http';
+import { Writable } from 'node:stream';
 import jwt from 'jsonwebtoken';
 
 const t = useNotifyWorld();
@@ -153,6 +154,36 @@ describe("the worker's re-claim guard", () => {
     );
     expect(rows.length).toBeGreaterThanOrEqual(2);
     expect(rows).toEqual(rows.map((_, i) => ({ status: 'pending', attempts: i === 0 ? 1 : 0, later: true })));
+  });
+
+  it('a channel timeout longer than half the lease is cut to it, and the log says so once, at startup', () => {
+    const records: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        records.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const config = { ...t.server.config, notifications: { ...t.server.config.notifications, leaseSeconds: 2 } };
+    const channels = createChannels(config, createLogger('info', 'json', sink), null);
+    expect((channels.push as FcmChannel).deadlineMs).toBe(1000);
+    expect((channels.whatsapp as WhatsAppChannel).deadlineMs).toBe(1000);
+    expect(records).toEqual(
+      ['FCM_TIMEOUT_MS', 'WHATSAPP_TIMEOUT_MS'].map((setting) =>
+        expect.objectContaining({
+          level: 40,
+          msg: `notifications: ${setting} is cut to half of NOTIFICATIONS_LEASE_SECONDS`,
+          setting,
+          configuredMs: 10_000,
+          deadlineMs: 1000,
+          leaseSeconds: 2,
+        }),
+      ),
+    );
+    // Within half the lease: nothing to say.
+    records.length = 0;
+    createChannels(t.server.config, createLogger('info', 'json', sink), null);
+    expect(records).toEqual([]);
   });
 
   it('a send whose access token must be exchanged first keeps one deadline for both requests', async () => {

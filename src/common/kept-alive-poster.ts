@@ -28,7 +28,10 @@ export class KeptAlivePoster {
   /**
    * `deadlineMs`: a send not fully answered this long after it began fails (its connection is
    * dropped), whether the server is silent or answers a byte at a time: a send never holds its
-   * caller (the outbox worker's claim has a lease) longer than that.
+   * caller (the outbox worker's claim has a lease) longer than that. "Began" is the call, so the
+   * time waiting in the agent's queue for one of its `maxSockets` connections counts too, on
+   * purpose: the deadline bounds what the caller waits (the lease, a sign-in request), and a queue
+   * that long means the provider is slow, when failing (the worker retries later) is right.
    */
   constructor(private readonly deadlineMs: () => number) {}
 

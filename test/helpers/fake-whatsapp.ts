@@ -1,6 +1,7 @@
 /**
  * A local stand-in for the WhatsApp Cloud API: records each message request, answers like the
- * real API, and fails on demand.
+ * real API, and fails on demand: an error status, no answer at all (held), or an answer that
+ * never ends (trickled).
  */
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -14,10 +15,29 @@ export interface RecordedMessage {
 export class FakeWhatsApp {
   readonly messages: RecordedMessage[] = [];
   private failures: number[] = [];
+  /** Requests still to be left unanswered, and those to be answered 200 then a space every 50 ms without end. */
+  private silences = 0;
+  private trickles = 0;
+  private trickling: NodeJS.Timeout[] = [];
+  /** How many requests were received and never fully answered (held or trickled). */
+  unanswered = 0;
   private server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
+      if (this.silences > 0) {
+        this.silences--;
+        this.unanswered++;
+        return;
+      }
+      if (this.trickles > 0) {
+        this.trickles--;
+        this.unanswered++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
+        this.trickling.push(timer);
+        return;
+      }
       const failure = this.failures.shift();
       if (failure) {
         res.writeHead(failure, { 'content-type': 'application/json' });
@@ -45,11 +65,30 @@ export class FakeWhatsApp {
   reset(): void {
     this.messages.length = 0;
     this.failures = [];
+    this.silences = 0;
+    this.trickles = 0;
+    this.unanswered = 0;
+    this.stopTrickling();
   }
 
   /** The next `count` requests answer `status`. */
   failNext(status = 500, count = 1): void {
     this.failures.push(...Array(count).fill(status));
+  }
+
+  /** The next `count` requests are received and never answered. */
+  holdNext(count = 1): void {
+    this.silences += count;
+  }
+
+  /** The next `count` requests are answered 200 and then a space every 50 ms, without end. */
+  trickleNext(count = 1): void {
+    this.trickles += count;
+  }
+
+  private stopTrickling(): void {
+    for (const timer of this.trickling) clearInterval(timer);
+    this.trickling = [];
   }
 
   /** The code in the latest message to `phone` (E.164). */
@@ -61,6 +100,9 @@ export class FakeWhatsApp {
   }
 
   async stop(): Promise<void> {
+    this.stopTrickling();
+    // Held and trickled requests' connections never end by themselves.
+    this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

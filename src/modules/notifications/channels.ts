@@ -6,6 +6,7 @@ import jwt from 'jsonwebtoken';
 import type { Config, VapidKeys } from '../../config';
 import { Answer, answeredOk as ok, KeptAlivePoster } from '../../common/kept-alive-poster';
 import type { Logger } from '../../common/logger';
+import { within } from '../../common/within';
 import { Channel, Channels, OutgoingMessage, Outcome, retryAfter } from './channel';
 import { WebPushChannel } from './web-push-channel';
 
@@ -80,7 +81,7 @@ export class FcmChannel implements Channel {
     const until = Date.now() + this.deadlineMs;
     let token: string;
     try {
-      token = await beforeDeadline(this.accessToken(), until);
+      token = await within(this.accessToken(), until - Date.now(), `no access token within the send's deadline`);
     } catch (error) {
       return { ok: false, retry: true, error: (error as Error).message };
     }
@@ -173,30 +174,37 @@ export class WhatsAppChannel implements Channel {
  */
 export const sendDeadline = (timeoutMs: number, leaseSeconds: number) => Math.min(timeoutMs, leaseSeconds * 500);
 
+/**
+ * The channels the configuration enables (once per app, at startup). A channel's timeout longer
+ * than half the lease is cut to it (`sendDeadline`) and said here, once, rather than silently: a
+ * short lease (the crash test's, the cluster's) with the default timeouts is a valid setting, so
+ * it is not refused; WhatsApp's still applies in full to the sign-in codes.
+ */
 export function createChannels(config: Config, logger: Logger, vapid: VapidKeys | null): Channels {
   const { fcm, whatsappTemplates, leaseSeconds } = config.notifications;
+  const deadline = (setting: string, timeoutMs: number) => {
+    const deadlineMs = sendDeadline(timeoutMs, leaseSeconds);
+    if (deadlineMs < timeoutMs) {
+      logger.warn(
+        { setting, configuredMs: timeoutMs, deadlineMs, leaseSeconds },
+        `notifications: ${setting} is cut to half of NOTIFICATIONS_LEASE_SECONDS`,
+      );
+    }
+    return deadlineMs;
+  };
   const push: Channel | undefined = fcm
-    ? new FcmChannel(fcm, sendDeadline(fcm.timeoutMs, leaseSeconds))
+    ? new FcmChannel(fcm, deadline('FCM_TIMEOUT_MS', fcm.timeoutMs))
     : config.env === 'development'
       ? new LogChannel(logger, 'push')
       : undefined;
   const whatsappReady = Boolean(config.whatsapp.phoneNumberId && config.whatsapp.accessToken);
   const whatsapp = whatsappReady
-    ? new WhatsAppChannel(config.whatsapp, whatsappTemplates, undefined, sendDeadline(config.whatsapp.timeoutMs, leaseSeconds))
+    ? new WhatsAppChannel(config.whatsapp, whatsappTemplates, undefined, deadline('WHATSAPP_TIMEOUT_MS', config.whatsapp.timeoutMs))
     : config.env === 'development'
       ? new LogChannel(logger, 'whatsapp')
       : undefined;
   const web_push = vapid
-    ? new WebPushChannel(vapid, config.notifications.webPush, sendDeadline(config.notifications.webPush.timeoutMs, leaseSeconds))
+    ? new WebPushChannel(vapid, config.notifications.webPush, deadline('WEB_PUSH_TIMEOUT_MS', config.notifications.webPush.timeoutMs))
     : undefined;
   return { push, whatsapp, web_push };
-}
-
-/** `work`, or a failure once `until` (epoch ms) has passed; the work itself keeps its own deadline. */
-function beforeDeadline<T>(work: Promise<T>, until: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no access token within the send's deadline`)), Math.max(0, until - Date.now()));
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
