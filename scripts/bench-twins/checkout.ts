@@ -6,7 +6,7 @@
  * the service's statement with every read and whether the key was used (orders/checkout-query.ts),
  * built by the service's builders as every statement here, the cart priced by its pricing
  * (orders/cart-pricing.ts), then in one transaction the key's claim (answered as it is made) with
- * the order, its items, extras and first event, the event's notifications
+ * the order, its items, extras, first event and that event's notifications
  * (notifications/outbox.ts); the service's JSON
  * by hand, each sent as a named prepared statement as the service sends them. A retry with the key answers the first answer, as the service does (the bench sends
  * one request to both at once: whichever claims the key second answers the first's order).
@@ -20,7 +20,7 @@ import { Pool, PoolClient } from 'pg';
 import { toAmount } from '../../src/common/money';
 import { FieldErrors } from '../../src/common/errors';
 import type { Config } from '../../src/config';
-import { enqueueStatement } from '../../src/modules/notifications/outbox';
+import { enqueueCtes } from '../../src/modules/notifications/outbox';
 import { cartColumns, priceCart } from '../../src/modules/orders/cart-pricing';
 import {
   checkoutPlaceStatement,
@@ -179,7 +179,8 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
         promoCode: null,
         items,
       };
-      // The transaction only writes: the key's claim with the order, then its notifications.
+      // The transaction only writes: the key's claim with the order and its notifications.
+      const notifications = enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null });
       const client = await pool.connect();
       try {
         await client.query('begin');
@@ -187,7 +188,7 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
         if (claim) {
           const [row] = await query<Parameters<typeof readClaimedOrder>[0]>(
             client,
-            insertClaimedOrderStatement(order, claim, toAmount(totalCents)),
+            insertClaimedOrderStatement(order, claim, toAmount(totalCents), notifications),
           );
           const written = readClaimedOrder(row);
           if (!written.order) {
@@ -199,15 +200,9 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
           inserted = written.order;
         } else {
           inserted = readInsertedOrder(
-            (await query<Parameters<typeof readInsertedOrder>[0]>(client, insertOrderStatement(order, null)))[0],
+            (await query<Parameters<typeof readInsertedOrder>[0]>(client, insertOrderStatement(order, null, notifications)))[0],
           );
         }
-        const notifications = enqueueStatement({ orderEvent: inserted.eventId }, inserted.id, {
-          type: 'status',
-          status: inserted.status,
-          data: null,
-        });
-        if (notifications) await query(client, notifications);
         await client.query('commit');
         answer(res, { orderId: inserted.id, status: inserted.status, total: toAmount(totalCents) });
       } catch (error) {

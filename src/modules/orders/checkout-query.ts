@@ -12,7 +12,7 @@ import type { CountedRow, CountParts } from '../../rate-limits';
 import type { PricingRows } from '../catalog/product-query';
 import type { PricedItem } from './cart-pricing';
 import { CLAIM_SQL } from './idempotency';
-import { FIRST_EVENT_SQL } from './order-events';
+import { FIRST_EVENT_SQL, firstEventNotifications } from './order-events';
 
 export interface CheckoutStore {
   id: number;
@@ -181,12 +181,15 @@ export interface InsertedOrder {
  * order first (`lines`), so each extra names its item and the items keep the cart's order;
  * extras keep their item's order (options, then supplements). With `answer`, the key's claim
  * (made by this transaction) is answered in the same statement: `{ orderId, status, total }`.
+ * `notifications`: the first event's outbox rows, as CTEs that follow `e` (order-events.ts
+ * `firstEventNotifications`), written by the same statement.
  */
 export function insertOrderStatement(
   order: NewOrder,
   answer: { key: string; total: number } | null,
+  notifications: { sql: string; params: PreparedValue[] } | null,
 ): { sql: string; params: PreparedValue[] } {
-  return orderStatement(order, answer, null);
+  return orderStatement(order, answer, null, notifications);
 }
 
 /**
@@ -197,6 +200,7 @@ function orderStatement(
   order: NewOrder,
   answer: { key: string; total: number } | null,
   claim: KeyClaim | null,
+  notifications: { sql: string; params: PreparedValue[] } | null,
 ): { sql: string; params: PreparedValue[] } {
   const a = order.address;
   return {
@@ -219,7 +223,7 @@ function orderStatement(
            ? `select id.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1 from id where exists (select from claim where not waited)`
            : 'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)'
        }
-       returning id, status, store_id, driver_id),
+       returning id, status, store_id, driver_id, user_id, rejection_reason),
      lines as materialized (
        select nextval('order_items_id_seq')::int as id, l.line from jsonb_array_elements(?::jsonb) l(line)),
      i as (
@@ -232,12 +236,12 @@ function orderStatement(
        insert into order_item_extras (item_id, kind, id, name, price_cents)
        select lines.id, e->>'kind', (e->>'id')::int, e->>'name', (e->>'priceCents')::int
        from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) ${claim ? 'where exists (select from o) ' : ''}order by lines.id, x.n),
-     e as (${FIRST_EVENT_SQL})${
+     e as (${FIRST_EVENT_SQL})${notifications?.sql ?? ''}${
        answer && !claim
          ? `,
      k as (
        update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
-       from o where user_id = ?::int and key = ?::text returning 1)`
+       from o where idempotency_keys.user_id = ?::int and idempotency_keys.key = ?::text returning 1)`
          : ''
      }
      ${
@@ -269,22 +273,23 @@ function orderStatement(
       a.instructions,
       // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
       JSON.stringify(order.items),
+      ...(notifications?.params ?? []),
       ...(answer && !claim ? [answer.total, order.userId, answer.key] : []),
     ],
   };
 }
 
 /**
- * Writes the order, its items and extras, its first event (seq 1) and, with `answer`, the
- * Idempotency-Key's answer, in one statement. The event's notifications are the caller's
- * (order-events.ts `firstEventWritten`).
+ * Writes the order, its items and extras, its first event (seq 1), the event's notifications
+ * (order-events.ts `firstEventNotifications`) and, with `answer`, the Idempotency-Key's answer,
+ * in one statement: one round trip in the checkout's transaction.
  */
 export async function insertOrder(
   tx: EntityManager,
   order: NewOrder,
   answer: { key: string; total: number } | null,
 ): Promise<InsertedOrder> {
-  const { sql, params } = insertOrderStatement(order, answer);
+  const { sql, params } = insertOrderStatement(order, answer, firstEventNotifications(order.status));
   const [row] = await executePrepared<InsertedRow>(tx, sql, params);
   return readInsertedOrder(row);
 }
@@ -297,8 +302,13 @@ export async function insertOrder(
  * written: what it was computed from is read again). Its row: the order's columns (null when not
  * written), `answered` (1: the claim is this transaction's) and `waited`.
  */
-export function insertClaimedOrderStatement(order: NewOrder, claim: KeyClaim, total: number): { sql: string; params: PreparedValue[] } {
-  return orderStatement(order, { key: claim.key, total }, claim);
+export function insertClaimedOrderStatement(
+  order: NewOrder,
+  claim: KeyClaim,
+  total: number,
+  notifications: { sql: string; params: PreparedValue[] } | null,
+): { sql: string; params: PreparedValue[] } {
+  return orderStatement(order, { key: claim.key, total }, claim, notifications);
 }
 
 /**
@@ -313,7 +323,7 @@ export async function insertClaimedOrder(
   claim: KeyClaim,
   total: number,
 ): Promise<{ order: InsertedOrder | null; claimed: boolean; waited: boolean }> {
-  const { sql, params } = insertClaimedOrderStatement(order, claim, total);
+  const { sql, params } = insertClaimedOrderStatement(order, claim, total, firstEventNotifications(order.status));
   const [row] = await executePrepared<InsertedRow & { waited: boolean }>(tx, sql, params);
   return readClaimedOrder(row);
 }

@@ -2,9 +2,9 @@
  * Checkout (spec §4.3 create order): everything priced by the server, everything written in
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
  * published after commit. Its statements (checkout-query.ts): the rate limits' count with every
- * read (one statement, outside the transaction), then in the transaction the key's claim with the order and
- * everything it holds (its items, extras, first event, the key's answer), the event's
- * notifications. A promo code, a broken rule, a key used before or a zone met first: the
+ * read (one statement, outside the transaction), then in the transaction the key's claim with the
+ * order and everything it holds (its items, extras, first event and that event's notifications,
+ * the key's answer). A promo code, a broken rule, a key used before or a zone met first: the
  * transaction's own reads instead, the claim with them (`placeOf`).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
@@ -143,8 +143,8 @@ async function readyOrder(
 }
 
 /**
- * Writes a ready order (`readyOrder`) and its first event's notifications; with a key, its claim
- * is made by the order's statement. `{ claimed }` when the order was not written (see
+ * Writes a ready order (`readyOrder`), its first event and that event's notifications in one
+ * statement; with a key, its claim too. `{ claimed }` when the order was not written (see
  * `insertClaimedOrder`: true, the claim is this transaction's; false, another request's).
  */
 async function writeReady(tx: EntityManager, order: NewOrder, claim: KeyClaim | null): Promise<Placing | { claimed: boolean }> {
@@ -156,7 +156,7 @@ async function writeReady(tx: EntityManager, order: NewOrder, claim: KeyClaim | 
   } else {
     inserted = await insertOrder(tx, order, null);
   }
-  const event = await firstEventWritten(tx, {
+  const event = firstEventWritten({
     orderId: inserted.id,
     eventId: inserted.eventId,
     status: inserted.status,
@@ -251,7 +251,7 @@ async function createOrder(
     key === null ? null : { key, total: toAmount(totalCents) },
   );
   await promo?.redeem(order.id);
-  const event = await firstEventWritten(tx, {
+  const event = firstEventWritten({
     orderId: order.id,
     eventId: order.eventId,
     status: order.status,
