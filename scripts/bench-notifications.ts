@@ -19,7 +19,10 @@
  * With --web-push the owner's browser is subscribed too (a local fake push service that checks
  * VAPID and decrypts): every order is then two sends, and its latency is printed beside FCM's.
  * Needs DATABASE_URL (a database of its own is created and dropped).
- *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 300] [--rounds 3] [--concurrency 8] [--web-push]
+ * The orders come from several customers in turn (--customers, 16 by default), each with an address
+ * near the store: one customer's growing order history (its rate limits' rows, its orders) would
+ * make each round costlier than the one before, which the pairs' ratios then read as noise.
+ *   npm run bench:notifications -- [--seconds 60] [--per-minute 200] [--checkouts 300] [--rounds 3] [--concurrency 8] [--customers 16] [--web-push]
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
@@ -27,7 +30,8 @@ import { parseArgs } from 'node:util';
 import { FakeFcm, ReceivedPush } from '../test/helpers/fake-fcm';
 import { FakePushService } from '../test/helpers/fake-push-service';
 import { FakeWhatsApp } from '../test/helpers/fake-whatsapp';
-import { Factory } from '../test/helpers/factories';
+import { registerCustomer } from '../test/helpers/auth';
+import { Factory, northOf } from '../test/helpers/factories';
 import { HttpClient } from '../test/helpers/http';
 import { signInDevice, NOTIFY_ENV } from '../test/helpers/notifications';
 import { cart, orderWorld } from '../test/helpers/orders';
@@ -73,7 +77,7 @@ async function fakeFcmChild(): Promise<void> {
 
 /** What the service process answers the load client. */
 type ServiceMessage =
-  | { ready: { url: string; token: string; cart: unknown } }
+  | { ready: { url: string; customers: { token: string; cart: unknown }[] } }
   | { done: { claims: number; rows: number } }
   | { backends: { pids: number[]; walwriter: number | null } }
   | { failed: string };
@@ -83,7 +87,7 @@ type ServiceMessage =
  * dropped) with an owner whose tablet has a push token and a customer, its sign-in codes sent to
  * this process's fake WhatsApp. `ask` sends a command and waits for its answer.
  */
-async function serviceProcess(env: Record<string, string>, webPush: boolean, whatsapp: FakeWhatsApp) {
+async function serviceProcess(env: Record<string, string>, webPush: boolean, customers: number, whatsapp: FakeWhatsApp) {
   const child = fork(__filename, ['--service'], {
     execArgv: ['-r', '@swc-node/register'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -105,8 +109,8 @@ async function serviceProcess(env: Record<string, string>, webPush: boolean, wha
     if (code) throw new Error(`the service exited with ${code}`);
   });
   const ready = next();
-  child.send({ env, webPush });
-  const { ready: world } = (await ready) as { ready: { url: string; token: string; cart: unknown } };
+  child.send({ env, webPush, customers });
+  const { ready: world } = (await ready) as { ready: { url: string; customers: { token: string; cart: unknown }[] } };
   const ask = <T extends ServiceMessage>(command: Record<string, unknown>) => {
     const answer = next();
     child.send(command);
@@ -130,7 +134,7 @@ async function serviceProcess(env: Record<string, string>, webPush: boolean, wha
 
 /** The forked service (`serviceProcess`). */
 async function serviceChild(): Promise<void> {
-  const { env, webPush } = await new Promise<{ env: Record<string, string>; webPush: boolean }>((resolve) =>
+  const { env, webPush, customers } = await new Promise<{ env: Record<string, string>; webPush: boolean; customers: number }>((resolve) =>
     process.once('message', resolve),
   );
   const server = await startTestServer(env);
@@ -144,7 +148,7 @@ async function serviceChild(): Promise<void> {
       codes.push(resolve);
       process.send!({ code: { phone } });
     });
-  const world = await orderWorldVia(server, codeFor);
+  const world = await orderWorldVia(server, codeFor, customers);
   if (webPush) {
     const saved = await server.http.post('/api/v1/store/web-push/subscriptions', JSON.parse(env.BENCH_WEB_PUSH_SUBSCRIPTION), {
       token: world.owner.token,
@@ -182,11 +186,18 @@ async function serviceChild(): Promise<void> {
     };
     work().catch((error: unknown) => process.send!({ failed: String((error as Error).stack ?? error) }));
   });
-  process.send!({ ready: { url: server.url, token: world.customer.token, cart: cart(world) } });
+  process.send!({ ready: { url: server.url, customers: world.customers } });
 }
 
-/** orderWorld and the owner's tablet, the sign-in codes read through `codeFor`. */
-async function orderWorldVia(server: Awaited<ReturnType<typeof startTestServer>>, codeFor: (phone: string) => Promise<string>) {
+/**
+ * orderWorld and the owner's tablet, the sign-in codes read through `codeFor`; `customers`
+ * customers in all (orderWorld's and more, each with an address near the store) and each one's cart.
+ */
+async function orderWorldVia(
+  server: Awaited<ReturnType<typeof startTestServer>>,
+  codeFor: (phone: string) => Promise<string>,
+  customers: number,
+) {
   // The test helpers read the code from server.whatsapp: give them a fake that asks the load client.
   const sent = new Map<string, string>();
   const fakeLast = (phone: string) => {
@@ -206,8 +217,21 @@ async function orderWorldVia(server: Awaited<ReturnType<typeof startTestServer>>
   server.whatsapp.lastCodeFor = fakeLast;
   const world = await orderWorld(server, new Factory(server.db));
   await signInDevice(server, world.owner.user.phone_number, { deviceId: 'owner-tablet', pushToken: 'owner-token' });
+  const all = [{ token: world.customer.token, cart: cart(world) }];
+  const near = northOf({ lat: world.owner.store.latitude, lng: world.owner.store.longitude }, 1);
+  while (all.length < customers) {
+    const customer = await registerCustomer(server);
+    const address = await server.http.post(
+      '/api/v1/customer/addresses',
+      { label: 'Home', line1: `${all.length} Rue Ibnou Sina`, city: 'Casablanca', latitude: near.lat, longitude: near.lng },
+      { token: customer.token },
+    );
+    if (address.status !== 201) throw new Error(`address: ${JSON.stringify(address.body)}`);
+    const addressId = (address.body as { data: { id: number } }).data.id;
+    all.push({ token: customer.token, cart: cart({ ...world, addressId }) });
+  }
   server.http.post = originalPost;
-  return world;
+  return { ...world, customers: all };
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
@@ -231,6 +255,7 @@ async function main() {
       checkouts: { type: 'string', default: '300' },
       rounds: { type: 'string', default: '3' },
       concurrency: { type: 'string', default: '8' },
+      customers: { type: 'string', default: '16' },
       'web-push': { type: 'boolean', default: false },
     },
   });
@@ -250,9 +275,14 @@ async function main() {
     LOG_LEVEL: 'warn',
   };
   if (values['web-push']) env.BENCH_WEB_PUSH_SUBSCRIPTION = JSON.stringify(pushService.subscribe());
-  const service = await serviceProcess(env, values['web-push'], whatsapp);
+  const service = await serviceProcess(env, values['web-push'], Math.max(1, Number(values.customers)), whatsapp);
   const http = new HttpClient(service.world.url);
-  const placeOrder = () => http.post('/api/v1/customer/orders', service.world.cart, { token: service.world.token });
+  // The customers in turn, one checkout each.
+  let turn = 0;
+  const placeOrder = () => {
+    const customer = service.world.customers[turn++ % service.world.customers.length];
+    return http.post('/api/v1/customer/orders', customer.cart, { token: customer.token });
+  };
   try {
     // 1. Latency at a steady rate.
     await service.round(true);
@@ -359,14 +389,19 @@ async function main() {
     }
     const [off, on] = rounds;
     const cpu = (x: Round) => x.node + x.postgres;
-    console.log(`checkouts/s (${checkouts} per round, ${concurrency} at a time, ${pairs} alternated pairs):`);
+    console.log(
+      `checkouts/s (${checkouts} per round, ${concurrency} at a time, ${service.world.customers.length} customers in turn, ${pairs} alternated pairs):`,
+    );
     console.log(
       `  without notifications: ${off.map((x) => x.perSecond.toFixed(1)).join(', ')} (median ${median(off.map((x) => x.perSecond)).toFixed(1)})`,
     );
     console.log(
       `  with notifications:    ${on.map((x) => x.perSecond.toFixed(1)).join(', ')} (median ${median(on.map((x) => x.perSecond)).toFixed(1)})`,
     );
-    console.log(`  with / without: ${(median(on.map((x) => x.perSecond)) / median(off.map((x) => x.perSecond))).toFixed(2)}`);
+    const rates = on.map((x, i) => x.perSecond / off[i].perSecond);
+    console.log(
+      `  with / without: ratio of medians ${(median(on.map((x) => x.perSecond)) / median(off.map((x) => x.perSecond))).toFixed(2)}; per pair ${rates.map((x) => x.toFixed(2)).join(', ')} (median ${median(rates).toFixed(2)})`,
+    );
     console.log(`  rows per claim of the worker (with): ${on.map((x) => x.perClaim.toFixed(1)).join(', ')}`);
     const each = (xs: Round[]) => xs.map((x) => `${x.node.toFixed(2)}+${x.postgres.toFixed(2)} (wal ${x.walwriter.toFixed(2)})`).join(', ');
     console.log(
@@ -379,7 +414,9 @@ async function main() {
       `  with notifications:    ${each(on)} (median total ${median(on.map(cpu)).toFixed(2)}; load ${on.map((x) => x.load).join(', ')})`,
     );
     const ratios = off.map((x, i) => cpu(x) / cpu(on[i]));
-    console.log(`  without / with, per pair: ${ratios.map((x) => x.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)})`);
+    console.log(
+      `  without / with: ratio of medians ${(median(off.map(cpu)) / median(on.map(cpu))).toFixed(2)}; per pair ${ratios.map((x) => x.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)})`,
+    );
     console.log(
       `  the service's process alone, without / with: ${(median(off.map((x) => x.node)) / median(on.map((x) => x.node))).toFixed(2)}; PostgreSQL alone: ${(median(off.map((x) => x.postgres)) / median(on.map((x) => x.postgres))).toFixed(2)}`,
     );

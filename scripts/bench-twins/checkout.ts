@@ -5,8 +5,8 @@
  * TOKEN_REVOCATION_RECHECK_SECONDS, as the service's cache does), the order limits counted by
  * the service's statement, then in one transaction the service's own statements, built by its
  * builders: the Idempotency-Key's claim with every read (orders/checkout-query.ts), the cart
- * priced by its pricing (orders/cart-pricing.ts), the order with its items, extras, first event
- * and the key's answer, the event's notifications (notifications/outbox.ts); the service's JSON
+ * priced by its pricing (orders/cart-pricing.ts), the order with its items, extras, first event,
+ * that event's notifications (notifications/outbox.ts) and the key's answer; the service's JSON
  * by hand, each sent as a named prepared statement as the service sends them. A retry with the key answers the first answer, as the service does (the bench sends
  * one request to both at once: whichever claims the key second answers the first's order).
  *
@@ -19,7 +19,7 @@ import { Pool, PoolClient } from 'pg';
 import { toAmount } from '../../src/common/money';
 import { FieldErrors } from '../../src/common/errors';
 import type { Config } from '../../src/config';
-import { enqueueStatement } from '../../src/modules/notifications/outbox';
+import { enqueueCtes } from '../../src/modules/notifications/outbox';
 import { cartColumns, priceCart } from '../../src/modules/orders/cart-pricing';
 import { checkoutPlaceStatement, insertOrderStatement, readInsertedOrder, readPlace } from '../../src/modules/orders/checkout-query';
 import type { CheckoutInput } from '../../src/modules/orders/checkout.inputs';
@@ -177,15 +177,10 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
               items,
             },
             claim ? { key: claim.key, total: toAmount(totalCents) } : null,
+            enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null }),
           ),
         );
         const order = readInsertedOrder(row);
-        const notifications = enqueueStatement({ orderEvent: order.eventId }, order.id, {
-          type: 'status',
-          status: order.status,
-          data: null,
-        });
-        if (notifications) await query(client, notifications);
         await client.query('commit');
         answer(res, { orderId: order.id, status: order.status, total: toAmount(totalCents) });
       } catch (error) {

@@ -7,6 +7,7 @@
  * are written inside transactions that carry no request context (dispatch, payment news).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PreparedValue } from './entity-manager';
 
 /** What caused the rows: an order event, or a payment's news after the order's stream has ended (payment_events). */
 export type OutboxCause = { orderEvent: string } | { paymentEvent: string };
@@ -21,6 +22,14 @@ export interface OutboxEventFacts {
 export interface EventOutbox {
   /** Writes the event's notifications in `tx`; answers how many rows were written. */
   write(tx: EntityManager, cause: OutboxCause, orderId: number, event: OutboxEventFacts): Promise<number>;
+  /**
+   * The event's notifications as common table expressions of the statement that writes the event
+   * (text starting with a comma, to follow its other CTEs; placeholders' values in `params`), so
+   * that they cost no round trip of their own: `order` names the CTE holding the order's row
+   * (id, user_id, store_id, driver_id, rejection_reason), `event` the one holding the event's `id`.
+   * Null when the event causes none.
+   */
+  ctes(names: { order: string; event: string }, event: OutboxEventFacts): { sql: string; params: PreparedValue[] } | null;
   /** After a commit that wrote rows: this process's senders go now rather than at their next poll. */
   wake(): void;
 }

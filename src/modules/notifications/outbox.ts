@@ -100,10 +100,36 @@ export function enqueueStatement(
   orderId: number,
   event: OutboxEventFacts,
 ): { sql: string; params: PreparedValue[] } | null {
+  const kinds = kindsToWrite(event);
+  return kinds && kindsStatement(cause, orderId, kinds);
+}
+
+/**
+ * The event's outbox rows as common table expressions to put in the statement that writes the
+ * event (`, n_... as (...)`, the last one the insert): the order's row is the CTE named `order`
+ * (its columns id, user_id, store_id, driver_id, rejection_reason: the statement's own insert of
+ * the order, which the statement's other parts do not see in the table), the event's id that of
+ * the CTE named `event`. One round trip for the event and its notifications (checkout:
+ * checkout-query.ts `insertOrderStatement`). Null when the event causes none.
+ */
+export function enqueueCtes(
+  names: { order: string; event: string },
+  event: OutboxEventFacts,
+): { sql: string; params: PreparedValue[] } | null {
+  const kinds = kindsToWrite(event);
+  if (!kinds) return null;
+  const { sql, params } = kindsCtes(kinds, names.order, `(select id from ${names.event})`, 'null::bigint');
+  return {
+    sql: `,
+     ${sql}`,
+    params,
+  };
+}
+
+function kindsToWrite(event: OutboxEventFacts): { kind: NotificationKind; delay: number }[] | null {
   if (event.type === 'driver_location' || !outboxSettings.enabled) return null; // never a notification: skip even the lookup
   const kinds = kindsOf(event);
-  if (kinds.length === 0) return null;
-  return kindsStatement(cause, orderId, kinds);
+  return kinds.length === 0 ? null : kinds;
 }
 
 /** The outbox rows of `kinds` about one order, caused by `cause` (`enqueueStatement`'s text for the kinds an event causes). */
@@ -112,50 +138,64 @@ function kindsStatement(
   orderId: number,
   kinds: { kind: NotificationKind; delay: number }[],
 ): { sql: string; params: PreparedValue[] } {
+  const ctes = kindsCtes(kinds, 'n_order', '?::bigint', '?::bigint');
+  return {
+    sql: `with n_order as (select id, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int),
+     ${ctes.sql}
+     select count(*)::int as n from n_written`,
+    params: [orderId, ...ctes.params, 'orderEvent' in cause ? cause.orderEvent : null, 'paymentEvent' in cause ? cause.paymentEvent : null],
+  };
+}
+
+/**
+ * The CTEs writing the outbox rows of `kinds` about the order in the CTE `order` (one row: id,
+ * user_id, store_id, driver_id, rejection_reason), caused by the order event `eventId` or the
+ * payment event `paymentEventId` (SQL expressions: a placeholder's value follows `params`). The
+ * last one, `n_written`, is the insert (one row per row written).
+ */
+function kindsCtes(
+  kinds: { kind: NotificationKind; delay: number }[],
+  order: string,
+  eventId: string,
+  paymentEventId: string,
+): { sql: string; params: PreparedValue[] } {
   const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
   const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
   return {
-    sql: `with k (kind, role, delay) as (values ${values}),
-     who as (
-       select case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
+    sql: `n_kinds (kind, role, delay) as (values ${values}),
+     n_who as (
+       select o.id as order_id,
+         case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
          k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
-       from k cross join orders o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
-       where o.id = ?::int
+       from n_kinds k cross join ${order} o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
      ),
-     prefs as (
+     n_prefs as (
        select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp, coalesce(p.web_push, true) as web_push,
          exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device,
          exists (select 1 from web_push_subscriptions w where w.user_id = who.user_id) as has_browser
-       from who left join notification_preferences p on p.user_id = who.user_id
+       from n_who who left join notification_preferences p on p.user_id = who.user_id
        where who.user_id is not null
      ),
-     wanted as (
-       select prefs.kind, prefs.delay, prefs.user_id, 'push' as channel, 'device:' || dev.id as target
-       from prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
+     n_wanted as (
+       select prefs.order_id, prefs.kind, prefs.delay, prefs.user_id, 'push' as channel, 'device:' || dev.id as target
+       from n_prefs prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
        where prefs.push
        union all
-       select prefs.kind, prefs.delay, prefs.user_id, 'web_push', 'webpush:' || w.id
-       from prefs join web_push_subscriptions w on w.user_id = prefs.user_id
+       select prefs.order_id, prefs.kind, prefs.delay, prefs.user_id, 'web_push', 'webpush:' || w.id
+       from n_prefs prefs join web_push_subscriptions w on w.user_id = prefs.user_id
        where prefs.web_push
        union all
-       select kind, delay, user_id, 'whatsapp', 'phone'
-       from prefs
+       select order_id, kind, delay, user_id, 'whatsapp', 'phone'
+       from n_prefs
        where kind = 'new_order' and whatsapp and not (push and has_device) and not (web_push and has_browser)
      ),
-     written as (
+     n_written as (
        insert into notification_outbox (event_id, payment_event_id, order_id, kind, user_id, channel, target, due_at)
-       select ?::bigint, ?::bigint, ?::int, kind, user_id, channel, target, now() + make_interval(secs => delay) from wanted
+       select ${eventId}, ${paymentEventId}, order_id, kind, user_id, channel, target, now() + make_interval(secs => delay) from n_wanted
        on conflict do nothing
        returning 1
-     )
-     select count(*)::int as n from written`,
-    params: [
-      ...params,
-      orderId,
-      'orderEvent' in cause ? cause.orderEvent : null,
-      'paymentEvent' in cause ? cause.paymentEvent : null,
-      orderId,
-    ],
+     )`,
+    params,
   };
 }
 
@@ -235,4 +275,4 @@ export async function remindUnanswered(
 }
 
 /** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */
-export const eventOutbox: EventOutbox = { write: enqueue, wake: () => outboxSignal.emit('due') };
+export const eventOutbox: EventOutbox = { write: enqueue, ctes: enqueueCtes, wake: () => outboxSignal.emit('due') };

@@ -11,7 +11,7 @@ import { executePrepared, PreparedValue } from '../../common/entity-manager';
 import type { PricingRows } from '../catalog/product-query';
 import type { PricedItem } from './cart-pricing';
 import { CLAIM_SQL } from './idempotency';
-import { FIRST_EVENT_SQL } from './order-events';
+import { FIRST_EVENT_SQL, firstEventNotifications } from './order-events';
 
 export interface CheckoutStore {
   id: number;
@@ -160,10 +160,13 @@ export interface InsertedOrder {
  * order first (`lines`), so each extra names its item and the items keep the cart's order;
  * extras keep their item's order (options, then supplements). With `answer`, the key's claim
  * (made by this transaction) is answered in the same statement: `{ orderId, status, total }`.
+ * `notifications`: the first event's outbox rows, as CTEs that follow `e` (order-events.ts
+ * `firstEventNotifications`), written by the same statement.
  */
 export function insertOrderStatement(
   order: NewOrder,
   answer: { key: string; total: number } | null,
+  notifications: { sql: string; params: PreparedValue[] } | null,
 ): { sql: string; params: PreparedValue[] } {
   const a = order.address;
   return {
@@ -172,7 +175,7 @@ export function insertOrderStatement(
          promo_id, promo_code, address_label, address_line1, address_line2, address_city, address_latitude, address_longitude,
          address_instructions, last_event_seq)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-       returning id, status, store_id, driver_id),
+       returning id, status, store_id, driver_id, user_id, rejection_reason),
      lines as materialized (
        select nextval('order_items_id_seq')::int as id, l.line from jsonb_array_elements(?::jsonb) l(line)),
      i as (
@@ -185,12 +188,12 @@ export function insertOrderStatement(
        insert into order_item_extras (item_id, kind, id, name, price_cents)
        select lines.id, e->>'kind', (e->>'id')::int, e->>'name', (e->>'priceCents')::int
        from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) order by lines.id, x.n),
-     e as (${FIRST_EVENT_SQL})${
+     e as (${FIRST_EVENT_SQL})${notifications?.sql ?? ''}${
        answer
          ? `,
      k as (
        update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
-       from o where user_id = ?::int and key = ?::text returning 1)`
+       from o where idempotency_keys.user_id = ?::int and idempotency_keys.key = ?::text returning 1)`
          : ''
      }
      select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${answer ? '(select count(*) from k)::int' : 'null::int'} as answered
@@ -215,22 +218,23 @@ export function insertOrderStatement(
       a.instructions,
       // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
       JSON.stringify(order.items),
+      ...(notifications?.params ?? []),
       ...(answer ? [answer.total, order.userId, answer.key] : []),
     ],
   };
 }
 
 /**
- * Writes the order, its items and extras, its first event (seq 1) and, with `answer`, the
- * Idempotency-Key's answer, in one statement. The event's notifications are the caller's
- * (order-events.ts `firstEventWritten`).
+ * Writes the order, its items and extras, its first event (seq 1), the event's notifications
+ * (order-events.ts `firstEventNotifications`) and, with `answer`, the Idempotency-Key's answer,
+ * in one statement: one round trip in the checkout's transaction.
  */
 export async function insertOrder(
   tx: EntityManager,
   order: NewOrder,
   answer: { key: string; total: number } | null,
 ): Promise<InsertedOrder> {
-  const { sql, params } = insertOrderStatement(order, answer);
+  const { sql, params } = insertOrderStatement(order, answer, firstEventNotifications(order.status));
   const [row] = await executePrepared<InsertedRow>(tx, sql, params);
   return readInsertedOrder(row);
 }

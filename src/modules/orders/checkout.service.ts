@@ -3,7 +3,7 @@
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
  * published after commit. Its statements (checkout-query.ts): the rate limits, then in the
  * transaction the key's claim with every read, the order with everything it holds (its items,
- * extras, first event, the key's answer), the event's notifications.
+ * extras, first event and that event's notifications, the key's answer).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
@@ -143,7 +143,7 @@ async function createOrder(
     key === null ? null : { key, total: toAmount(totalCents) },
   );
   await promo?.redeem(order.id);
-  const event = await firstEventWritten(tx, {
+  const event = firstEventWritten({
     orderId: order.id,
     eventId: order.eventId,
     status: order.status,

@@ -8,6 +8,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
 import { eventOutbox } from '../../common/event-outbox';
+import type { PreparedValue } from '../../common/entity-manager';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
 import { FINAL_STATUSES } from './order-status';
@@ -78,12 +79,24 @@ export async function appendEvent(
 export const FIRST_EVENT_SQL = `insert into order_events (order_id, seq, type, status) select o.id, 1, 'status', o.status from o
        returning id, created_at`;
 
-/** After `FIRST_EVENT_SQL`'s row: its notifications (as `appendEvent` writes them) and the message to publish. */
-export async function firstEventWritten(
-  tx: EntityManager,
-  event: { orderId: number; eventId: string; status: string; at: Date; storeId: number; driverId: number | null },
-): Promise<OrderEventMessage> {
-  await eventOutbox().write(tx, { orderEvent: event.eventId }, event.orderId, { type: 'status', status: event.status, data: null });
+/**
+ * The first event's notifications (those `appendEvent` would write for it) as CTEs of the statement
+ * with `FIRST_EVENT_SQL` (`o` the order's insert, returning user_id and rejection_reason too; `e`
+ * the event's): written in the order's own statement, no round trip of their own. Null: none.
+ */
+export function firstEventNotifications(status: string): { sql: string; params: PreparedValue[] } | null {
+  return eventOutbox().ctes({ order: 'o', event: 'e' }, { type: 'status', status, data: null });
+}
+
+/** After `FIRST_EVENT_SQL`'s row (its notifications written with it: `firstEventNotifications`): the message to publish. */
+export function firstEventWritten(event: {
+  orderId: number;
+  eventId: string;
+  status: string;
+  at: Date;
+  storeId: number;
+  driverId: number | null;
+}): OrderEventMessage {
   return {
     orderId: event.orderId,
     seq: 1,
