@@ -5,7 +5,8 @@
  * read (one statement, outside the transaction), then in the transaction the key's claim with the
  * order and everything it holds (its items, extras, first event and that event's notifications,
  * the key's answer). A promo code, a broken rule, a key used before or a zone met first: the
- * transaction's own reads instead, the claim with them (`placeOf`).
+ * transaction's own reads instead, the claim with them (`placeOf`), as when the transaction's
+ * connection came CLAIM_WAIT_MS or more after the reads (test/checkout-busy-pool.test.ts).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
@@ -18,6 +19,7 @@ import { priceAndRedeemPromo } from '../promos/promo.service';
 import { meetZone, metZonesLocalTimes } from '../stores/local-time';
 import { cartColumns, priceCart } from './cart-pricing';
 import {
+  CLAIM_WAIT_MS,
   checkoutPlace,
   CheckoutPlace,
   insertClaimedOrder,
@@ -55,10 +57,15 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   // claim with the order). The others count, then read in the transaction (the claim with it).
   const counting = orders.counting(caller);
   let ready: NewOrder | null = null;
+  const readAt = Date.now();
   if (!withPromo && Object.keys(problems).length === 0) ready = await readyOrder(ctx, viewer.userId, input, claim, counting);
   else await orders.consume(caller);
   try {
     const { placed, events } = await ctx.em.transactional(async (tx) => {
+      // What was read before a long wait for the transaction's connection (a busy evening) may be
+      // stale: a store closed, a product hidden or repriced meanwhile. Read again in the
+      // transaction, as a claim that waited does (CLAIM_WAIT_MS: the same bound).
+      if (ready && Date.now() - readAt >= CLAIM_WAIT_MS) ready = null;
       if (ready) {
         const written = await writeReady(tx, ready, claim);
         if ('placed' in written) return written;
