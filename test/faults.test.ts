@@ -262,9 +262,13 @@ const redisUrl = process.env.REDIS_URL;
       // The instance closes while its Redis is reachable, so its clients quit: closed unreachable,
       // ioredis would end their dead connections and wait its disconnect timeout (2 s, a timer that
       // holds the process) for a close that already happened, and Jest force-exits the worker.
-      if (!proxy.listening) await proxy.start();
-      await s.close();
-      await proxy.stop();
+      // Nested so that a failed restart neither skips the close nor hides the test's own failure.
+      try {
+        if (!proxy.listening) await proxy.start();
+      } finally {
+        await s.close();
+        await proxy.stop().catch(() => undefined);
+      }
     }
   });
 });

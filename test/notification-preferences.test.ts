@@ -8,6 +8,7 @@ import { OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 import { outboxSettings } from '../src/modules/notifications/outbox';
 import { Client } from 'pg';
+import { sessionNamePrefix } from '../src/common/session-name';
 
 const t = useNotifyWorld();
 const CUSTOMER_PATH = '/api/v1/customer/notification-preferences';
@@ -159,7 +160,11 @@ describe('the outbox honours them', () => {
     const settings = { ...outboxSettings };
     outboxSettings.reminderAfterSeconds = 1;
     // A checkout's transaction of its own: the order's created_at is its start (now()), however late it commits.
-    const checkout = new Client({ connectionString: t.server.db.orm.config.get('clientUrl') });
+    // Named as the service's sessions are (orm.ts): another application's transaction does not hold the look-back (next test).
+    const checkout = new Client({
+      connectionString: t.server.db.orm.config.get('clientUrl'),
+      application_name: `${sessionNamePrefix()}test`,
+    });
     await checkout.connect();
     try {
       await checkout.query('begin');
@@ -187,6 +192,31 @@ describe('the outbox honours them', () => {
     } finally {
       Object.assign(outboxSettings, settings);
       await checkout.end();
+    }
+  });
+  it("another application's open transaction (a pg_dump, an operator's psql) does not make every pass look again at the same orders", async () => {
+    await t.server.app.notifications.stop();
+    const worker = new OutboxWorker(t.server.db.orm.em, {}, t.server.config.notifications, createLogger('silent'), 'mad');
+    const settings = { ...outboxSettings };
+    outboxSettings.reminderAfterSeconds = 1;
+    const foreign = new Client({ connectionString: t.server.db.orm.config.get('clientUrl'), application_name: 'pg_dump' });
+    await foreign.connect();
+    try {
+      await foreign.query('begin');
+      await foreign.query('select 1');
+      // The owner has no device: a reminder writes no row, so only the look-back keeps a pass off these orders.
+      for (let i = 0; i < 3; i++) expect((await placeOrder(t.server, t.w)).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 1300));
+      const examined: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = worker.stats.remindersExamined;
+        await worker.remind();
+        examined.push(worker.stats.remindersExamined - before);
+      }
+      expect(examined).toEqual([3, 0, 0]);
+    } finally {
+      Object.assign(outboxSettings, settings);
+      await foreign.end();
     }
   });
 });

@@ -11,6 +11,7 @@ import { Pool, PoolConfig } from 'pg';
 import { AppEntityManager, Orm, unnamedStatementsOnly, useReadPool } from '../common/entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
+import { sessionNamePrefix } from '../common/session-name';
 
 /** Compiled code runs migrations from dist/, sources (jest, scripts) from migrations/. */
 const runningTs = __filename.endsWith('.ts');
@@ -58,9 +59,8 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
       }),
     },
     driverOptions: {
-      // Names this pool's sessions in pg_stat_activity (poolConnections, operators' queries),
-      // after PGAPPNAME when it is set, as pg itself would name them (the bench finds its servers' queries by it).
-      connection: { application_name: `${process.env.PGAPPNAME || 'delivery'} ${process.pid}-${++pools}` },
+      // Names this pool's sessions in pg_stat_activity (poolConnections, the reminder pass, operators' queries).
+      connection: { application_name: `${sessionNamePrefix()}${process.pid}-${++pools}` },
       ...(limits && { acquireConnectionTimeout: limits.acquireTimeoutMs }),
     },
     migrations: {

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared, PreparedValue } from '../../common/entity-manager';
+import { sessionNamePrefix } from '../../common/session-name';
 import type { EventOutbox, OutboxCause, OutboxEventFacts } from '../../common/event-outbox';
 
 export type Recipient = 'customer' | 'owner' | 'driver';
@@ -230,15 +231,18 @@ export async function remindUnanswered(
 ): Promise<{ examined: number; written: number; mark: ReminderMark | null }> {
   if (!outboxSettings.enabled) return { examined: 0, written: 0, mark: since };
   // First and in a statement of its own, so that any transaction the orders' reads below do not
-  // see yet was open here (or began after now(), placing its order after the horizon). Sessions
-  // are the service's own role (any other's show no xact_start); this one is not counted.
+  // see yet was open here (or began after now(), placing its order after the horizon). Only the
+  // service's own sessions (any instance's: orm.ts names them) can be placing an order: another
+  // application's long transaction (a pg_dump, an operator's open psql) would otherwise hold the
+  // look-back for hours when the role may read every session. This one is not counted.
   const [{ horizon, mark, expired }] = await em.execute<{ horizon: string; mark: string; expired: string }[]>(
     // `expired`: an order placed before it is past its deadline (rejected, no reminder).
     `select h.horizon::text as horizon, (now() - make_interval(secs => ?))::text as expired,
        least(h.horizon, (select min(a.xact_start) from pg_stat_activity a
-         where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()))::text as mark
+         where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()
+           and starts_with(a.application_name, ?)))::text as mark
      from (select now() - make_interval(secs => ?) as horizon) h`,
-    [outboxSettings.acceptTimeoutSeconds, outboxSettings.reminderAfterSeconds],
+    [outboxSettings.acceptTimeoutSeconds, sessionNamePrefix(), outboxSettings.reminderAfterSeconds],
   );
   let after = { placedAt: since ?? '-infinity', orderId: 0 };
   let examined = 0;
