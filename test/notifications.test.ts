@@ -4,7 +4,7 @@
  * dead tokens removed; 429 and 500 retried; logout; bad tokens refused.
  */
 import { northOf } from './helpers/factories';
-import { cart, onlineDriver, placeOrder } from './helpers/orders';
+import { cart, onlineDriver, placeOrder, promo } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
 import { eventually, NOTIFY_ENV, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { startTestServer } from './helpers/server';
@@ -325,6 +325,14 @@ describe('outbox', () => {
       const bad = await placeOrder(t.server, t.w, { ...cart(t.w), items: [{ product_id: 999999, quantity: 1 }] });
       expect(bad.status).toBe(422);
       expect(await sql(`select count(*)::int as n from notification_outbox`)).toEqual([{ n: 0 }]);
+      // Refused after the order's statement wrote the rows (the promo is used up at its redemption): they go with the rollback.
+      await promo(t.server, { code: 'USEDUP', maxUses: 0, maxUsesPerCustomer: null });
+      const late = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'USEDUP' }));
+      expect(late.status).toBe(422);
+      expect(Object.keys(late.body.errors)).toEqual(['code_promo']);
+      expect(
+        await sql(`select (select count(*)::int from orders) as orders, (select count(*)::int from notification_outbox) as rows`),
+      ).toEqual([{ orders: 0, rows: 0 }]);
       const id = await order();
       expect(await sql(`select kind, channel, target, status from notification_outbox where order_id = ? order by kind`, [id])).toEqual([
         { kind: 'new_order', channel: 'push', target: expect.stringMatching(/^device:\d+$/), status: 'pending' },
