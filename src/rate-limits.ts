@@ -32,19 +32,6 @@ export interface RateLimit<Who = Caller> {
   penalize(who: Who): Promise<void>;
   /** Gives back one attempt counted by `consume` (it turned out not to be a failure). */
   refund(who: Who): Promise<void>;
-  /**
-   * `consume`'s count as CTEs of another statement (`countInTurnParts`: checkout's read counts
-   * the order limits in the same round trip), and `consumed`, its verdict on the rows the
-   * statement answers for them (429 past any budget, as `consume`).
-   */
-  counting(who: Who): { parts: CountParts; consumed(rows: CountedRow[]): void };
-}
-
-/** A budget's count as the statement answers it (`k`: the budget's place in turn). */
-export interface CountedRow {
-  k: number;
-  points: number;
-  ms_left: string | number;
 }
 
 export interface RateLimits {
@@ -88,22 +75,6 @@ export function countInTurnStatement(budgets: { key: string; points: number; win
   sql: string;
   params: PreparedValue[];
 } {
-  const { ctes, rows, params } = countInTurnParts(budgets);
-  return { sql: `with ${ctes} ${rows}`, params };
-}
-
-/**
- * `countInTurnStatement` in parts, for a statement of its own that counts too: `ctes` (`c0 as
- * (...), c1 as (...)`, their values `params`, first in the statement) and `rows`, the query of
- * its rows (`k`, `points`, `ms_left`).
- */
-export interface CountParts {
-  ctes: string;
-  rows: string;
-  params: PreparedValue[];
-}
-
-export function countInTurnParts(budgets: { key: string; points: number; windowMs: number }[]): CountParts {
   const steps = budgets.map(
     (_, k) =>
       `c${k} as (insert into rate_limits (key, points, expire) select ?::text, 1, ${NOW_MS} + ?::bigint
@@ -115,8 +86,7 @@ export function countInTurnParts(budgets: { key: string; points: number; windowM
   );
   const params = budgets.flatMap((b, k) => (k === 0 ? [b.key, b.windowMs] : [b.key, b.windowMs, budgets[k - 1].points]));
   return {
-    ctes: steps.join(', '),
-    rows: budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}`).join(' union all '),
+    sql: `with ${steps.join(', ')} ${budgets.map((_, k) => `select ${k} as k, points, ms_left from c${k}`).join(' union all ')}`,
     params,
   };
 }
@@ -152,27 +122,16 @@ const perIp =
 function rule<Who>(orm: Orm, keyed: Keyed<Who>[], message: string): RateLimit<Who> {
   const budgets = (who: Who) => keyed.map((budgetOf) => budgetOf(who));
   const refuse = (msLeft: number) => rateLimited(message, Math.max(1, Math.ceil(msLeft / 1000)));
-  const inTurn = (list: (Budget & { key: string })[]) =>
-    list.map((b) => ({ key: b.key, points: b.points, windowMs: b.windowSeconds * 1000 }));
-  const judge = (list: (Budget & { key: string })[], counted: { points: number; msLeft: number }[]) =>
-    counted.forEach(({ points, msLeft }, k) => {
-      if (points > list[k].points) throw refuse(msLeft);
-    });
   return {
     async consume(who) {
       const list = budgets(who);
-      judge(list, await countInTurn(orm.em.fork(), inTurn(list)));
-    },
-    counting(who) {
-      const list = budgets(who);
-      return {
-        parts: countInTurnParts(inTurn(list)),
-        consumed: (rows) =>
-          judge(
-            list,
-            [...rows].sort((a, b) => a.k - b.k).map((r) => ({ points: r.points, msLeft: Number(r.ms_left) })),
-          ),
-      };
+      const counted = await countInTurn(
+        orm.em.fork(),
+        list.map((b) => ({ key: b.key, points: b.points, windowMs: b.windowSeconds * 1000 })),
+      );
+      counted.forEach(({ points, msLeft }, k) => {
+        if (points > list[k].points) throw refuse(msLeft);
+      });
     },
     async check(who) {
       for (const budget of budgets(who)) {

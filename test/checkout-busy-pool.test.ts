@@ -1,8 +1,8 @@
 /**
- * Checkout (spec §4.3) on a busy evening: most checkouts are read and checked before their
- * transaction (checkout.service.ts), which may then wait for a pooled connection. What changed
- * during that wait must not be written as it was read: the reads are made again in the
- * transaction when it began CLAIM_WAIT_MS or more after them. A pool of 4, held by the test.
+ * Checkout (spec §4.3) on a busy evening: a checkout may wait for a pooled connection. What changed
+ * during that wait (a store closed, a product repriced) must not be written as it was before: the
+ * checkout reads inside its transaction, after the wait. Guards any attempt to read before the
+ * transaction (tried and reverted: docs/perf/2026-11-27-checkout-5.md). A pool of 4, held by the test.
  */
 import { Client } from 'pg';
 import { cart, placeOrder, useOrderWorld } from './helpers/orders';

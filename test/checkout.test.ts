@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { Client } from 'pg';
 import { cartColumns } from '../src/modules/orders/cart-pricing';
-import { checkoutPlaceStatement, insertClaimedOrder, insertOrder, NewOrder } from '../src/modules/orders/checkout-query';
+import { checkoutPlaceStatement, insertOrder, NewOrder } from '../src/modules/orders/checkout-query';
 import { localTimesOf } from '../src/modules/stores/local-time';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
@@ -224,16 +224,20 @@ describe('POST /api/v1/customer/orders', () => {
     expect(kinds.map((k) => k.kind)).toEqual(['new_order']);
   });
 
-  it('sends four statements: the order limits counted with every read, then begin, the claim with the order and all it holds (its notifications included), commit', async () => {
+  it('sends five statements: the order limits, then begin, the claim with every read, the order with all it holds (its notifications included), commit', async () => {
     await placeOrder(t.server, t.w); // the token's revocation looked up, the store's zone met
     const watch = watchStatements(t.server.db.orm);
     const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
     const texts = watch.stop();
     expect(res.status).toBe(201);
-    // The order limits' count with the reads (prepared, on the read pool), then the ORM's
-    // transaction, which only writes: it holds a connection for three round trips.
-    expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual(['with c0 as', 'BEGIN;', 'with id as', 'COMMIT;']);
-    expect(texts[0]).toContain('store_open_at');
+    // The order limits first (prepared, on the read pool), then the ORM's transaction.
+    expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      'with c0 as',
+      'BEGIN;',
+      'with claim as',
+      'with o as',
+      'COMMIT;',
+    ]);
   });
 
   it("reads on its prepared statement's generic plan: planned once per connection, not on every checkout", async () => {
@@ -396,45 +400,6 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
       await insertOrder(tx, order, { key: 'claimed', total: 12 });
     });
     expect(await sql(`select response->>'total' as total from idempotency_keys where key = 'claimed'`)).toEqual([{ total: '12' }]);
-  });
-
-  it("writes nothing but the sequence's numbers when the order's own claim finds the key taken, extras included", async () => {
-    const em = t.server.db.orm.em.fork();
-    const [address] = await sql(
-      `select id, label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
-      [t.w.addressId],
-    );
-    const item = { productId: t.w.pizza.id, productName: 'Margherita', quantity: 1, basePriceCents: 6000, unitPriceCents: 6800 };
-    const order = {
-      userId: t.w.customer.user.id,
-      storeId: t.w.owner.store.id,
-      address,
-      status: 'pending_acceptance',
-      subtotalCents: 6800,
-      deliveryFeeCents: 0,
-      discountCents: 0,
-      totalCents: 6800,
-      promoId: null,
-      promoCode: null,
-      items: [
-        { ...item, totalPriceCents: 6800, extras: [{ kind: 'supplement', id: t.w.pizza.cheese, name: 'Extra cheese', priceCents: 800 }] },
-      ],
-    } as unknown as NewOrder;
-    await sql(`insert into idempotency_keys (user_id, key, request_hash, response) values (?, 'taken', 'h', '{"orderId": 1}')`, [
-      order.userId,
-    ]);
-    const taken = await em.transactional((tx) => insertClaimedOrder(tx, order, { key: 'taken', hash: 'h' }, 68));
-    expect(taken).toEqual({ order: null, claimed: false, waited: false });
-    for (const table of ['orders', 'order_items', 'order_item_extras', 'order_events', 'notification_outbox']) {
-      expect({ table, rows: await sql(`select count(*)::int as n from ${table}`) }).toEqual({ table, rows: [{ n: 0 }] });
-    }
-    // A free key: the claim, answered with the order's id, and the order with its line and extra.
-    const free = await em.transactional((tx) => insertClaimedOrder(tx, order, { key: 'free', hash: 'h' }, 68));
-    expect(free).toMatchObject({ claimed: true, waited: false, order: { status: 'pending_acceptance' } });
-    expect(await sql(`select response from idempotency_keys where key = 'free'`)).toEqual([
-      { response: { orderId: free.order!.id, status: 'pending_acceptance', total: 68 } },
-    ]);
-    expect(await sql(`select count(*)::int as n from order_item_extras`)).toEqual([{ n: 1 }]);
   });
 
   it('frees the key when the first request failed, so a corrected request goes through', async () => {

@@ -3,11 +3,10 @@
  * does for a checkout, the limit of the service's statements. The token checked as the service
  * checks it (signature, issuer, audience; its revocation looked up once per
  * TOKEN_REVOCATION_RECHECK_SECONDS, as the service's cache does), the order limits counted by
- * the service's statement with every read and whether the key was used (orders/checkout-query.ts),
- * built by the service's builders as every statement here, the cart priced by its pricing
- * (orders/cart-pricing.ts), then in one transaction the key's claim (answered as it is made) with
- * the order, its items, extras, first event and that event's notifications
- * (notifications/outbox.ts); the service's JSON
+ * the service's statement, then in one transaction the service's own statements, built by its
+ * builders: the Idempotency-Key's claim with every read (orders/checkout-query.ts), the cart
+ * priced by its pricing (orders/cart-pricing.ts), the order with its items, extras, first event,
+ * that event's notifications (notifications/outbox.ts) and the key's answer; the service's JSON
  * by hand, each sent as a named prepared statement as the service sends them. A retry with the key answers the first answer, as the service does (the bench sends
  * one request to both at once: whichever claims the key second answers the first's order).
  *
@@ -22,18 +21,11 @@ import { FieldErrors } from '../../src/common/errors';
 import type { Config } from '../../src/config';
 import { enqueueCtes } from '../../src/modules/notifications/outbox';
 import { cartColumns, priceCart } from '../../src/modules/orders/cart-pricing';
-import {
-  checkoutPlaceStatement,
-  insertClaimedOrderStatement,
-  insertOrderStatement,
-  readClaimedOrder,
-  readInsertedOrder,
-  readPlace,
-} from '../../src/modules/orders/checkout-query';
+import { checkoutPlaceStatement, insertOrderStatement, readInsertedOrder, readPlace } from '../../src/modules/orders/checkout-query';
 import type { CheckoutInput } from '../../src/modules/orders/checkout.inputs';
 import { requestHash } from '../../src/modules/orders/idempotency';
 import { localTimesOf } from '../../src/modules/stores/local-time';
-import { countInTurnParts } from '../../src/rate-limits';
+import { countInTurnStatement } from '../../src/rate-limits';
 import { bind } from './twin';
 
 const PLACED = 'Order placed successfully.';
@@ -122,89 +114,75 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
       const input = inputOf(req.body as Body);
       if (input.codePromo) throw new Error('the checkout twin takes no promo code');
       const ip = req.socket.remoteAddress ?? 'unknown';
-      const key = req.get('idempotency-key')?.trim() || null;
-      const claim = key ? { key, hash: requestHash(input) } : null;
-      // The order limits counted and every read made in one statement on the pool (whether the key
-      // was used before too), as the service sends it.
-      const at = { storeId: input.storeId, addressId: input.addressId, userId };
-      const cart = cartColumns(input.items);
-      const counting = countInTurnParts([
-        { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
-        { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
-      ]);
-      const read = async (count: typeof counting | null) =>
-        readPlace((await query<never>(pool, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, null, key, count)))[0]);
-      let place = await read(counting);
-      const counted = [...(place.counted ?? [])].sort((a, b) => a.k - b.k);
+      const counted = await query<{ points: number }>(
+        pool,
+        countInTurnStatement([
+          { key: `orders:user:${userId}`, points: rateLimits.ordersPerCustomerPerMinute, windowMs: 60_000 },
+          { key: `orders:ip:${ip}`, points: rateLimits.ordersPerIpPerMinute, windowMs: 60_000 },
+        ]),
+      );
       if (counted.some((c, k) => c.points > (k === 0 ? rateLimits.ordersPerCustomerPerMinute : rateLimits.ordersPerIpPerMinute))) {
         res.status(429).json({ message: 'Too many orders placed. Please wait a moment.' });
         return;
       }
-      if (place.store && !place.store.zoneKnown) {
-        zonesMet.add(place.store.timezone);
-        place = await read(null);
-      }
-      const answerBefore = async (client: Pool | PoolClient) => {
-        const [row] = await query<{ request_hash: string; response: Placed | null }>(client, {
-          sql: `select request_hash, response from idempotency_keys where user_id = ? and key = ?`,
-          params: [userId, key],
-        });
-        if (row?.request_hash === claim!.hash && row.response) answer(res, row.response);
-        else res.status(row ? 422 : 409).json({ message: 'The twin answers no such retry.' });
-      };
-      if (place.used) {
-        await answerBefore(pool);
-        return;
-      }
-      const { store, address } = place;
-      const errors: FieldErrors = {};
-      const items = store ? priceCart(place.cart, input.storeId, input.items, errors) : [];
-      if (!store || !store.isActive || !store.open || !address || !place.inside || Object.keys(errors).length > 0) {
-        res.status(422).json({ message: 'The given data was invalid.', errors });
-        return;
-      }
-      const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
-      const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
-      const totalCents = subtotalCents + deliveryFeeCents;
-      const order = {
-        userId,
-        storeId: store.id,
-        address,
-        status: 'pending_acceptance',
-        subtotalCents,
-        deliveryFeeCents,
-        discountCents: 0,
-        totalCents,
-        promoId: null,
-        promoCode: null,
-        items,
-      };
-      // The transaction only writes: the key's claim with the order and its notifications.
-      const notifications = enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null });
+      const key = req.get('idempotency-key')?.trim() || null;
+      const claim = key ? { key, hash: requestHash(input) } : null;
       const client = await pool.connect();
       try {
         await client.query('begin');
-        let inserted;
-        if (claim) {
-          const [row] = await query<Parameters<typeof readClaimedOrder>[0]>(
-            client,
-            insertClaimedOrderStatement(order, claim, toAmount(totalCents), notifications),
-          );
-          const written = readClaimedOrder(row);
-          if (!written.order) {
-            if (!written.claimed) await answerBefore(client);
-            else res.status(409).json({ message: 'The twin answers no such retry.' });
-            await client.query(written.claimed ? 'rollback' : 'commit');
-            return;
-          }
-          inserted = written.order;
-        } else {
-          inserted = readInsertedOrder(
-            (await query<Parameters<typeof readInsertedOrder>[0]>(client, insertOrderStatement(order, null, notifications)))[0],
-          );
+        const at = { storeId: input.storeId, addressId: input.addressId, userId };
+        const cart = cartColumns(input.items);
+        const read = async (withClaim: typeof claim) =>
+          readPlace((await query<never>(client, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, withClaim)))[0]);
+        let place = await read(claim);
+        if (place.store && !place.store.zoneKnown) {
+          zonesMet.add(place.store.timezone);
+          place = { ...(await read(null)), claimed: place.claimed };
         }
+        if (claim && !place.claimed) {
+          const [row] = await query<{ request_hash: string; response: Placed | null }>(client, {
+            sql: `select request_hash, response from idempotency_keys where user_id = ? and key = ?`,
+            params: [userId, claim.key],
+          });
+          await client.query('commit');
+          if (row?.request_hash === claim.hash && row.response) answer(res, row.response);
+          else res.status(row ? 422 : 409).json({ message: 'The twin answers no such retry.' });
+          return;
+        }
+        const { store, address } = place;
+        const errors: FieldErrors = {};
+        const items = store ? priceCart(place.cart, input.storeId, input.items, errors) : [];
+        if (!store || !store.isActive || !store.open || !address || !place.inside || Object.keys(errors).length > 0) {
+          await client.query('rollback');
+          res.status(422).json({ message: 'The given data was invalid.', errors });
+          return;
+        }
+        const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
+        const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
+        const totalCents = subtotalCents + deliveryFeeCents;
+        const [row] = await query<Parameters<typeof readInsertedOrder>[0]>(
+          client,
+          insertOrderStatement(
+            {
+              userId,
+              storeId: store.id,
+              address,
+              status: 'pending_acceptance',
+              subtotalCents,
+              deliveryFeeCents,
+              discountCents: 0,
+              totalCents,
+              promoId: null,
+              promoCode: null,
+              items,
+            },
+            claim ? { key: claim.key, total: toAmount(totalCents) } : null,
+            enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null }),
+          ),
+        );
+        const order = readInsertedOrder(row);
         await client.query('commit');
-        answer(res, { orderId: inserted.id, status: inserted.status, total: toAmount(totalCents) });
+        answer(res, { orderId: order.id, status: order.status, total: toAmount(totalCents) });
       } catch (error) {
         await client.query('rollback').catch(() => undefined);
         throw error;

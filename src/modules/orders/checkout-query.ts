@@ -8,7 +8,6 @@
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared, PreparedValue } from '../../common/entity-manager';
-import type { CountedRow, CountParts } from '../../rate-limits';
 import type { PricingRows } from '../catalog/product-query';
 import type { PricedItem } from './cart-pricing';
 import { CLAIM_SQL } from './idempotency';
@@ -77,12 +76,9 @@ export function checkoutPlaceStatement(
   localTimes: string,
   cart: { sql: string; params: PreparedValue[] },
   claim: KeyClaim | null,
-  usedKey: string | null = null,
-  counting: CountParts | null = null,
 ): { sql: string; params: PreparedValue[] } {
-  const ctes = [...(counting ? [counting.ctes] : []), ...(claim ? [`claim as (${CLAIM_SQL}, clock_timestamp() as at)`] : [])];
   return {
-    sql: `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}select
+    sql: `${claim ? `with claim as (${CLAIM_SQL}, clock_timestamp() as at) ` : ''}select
        case when s.id is null then null else json_build_object(
          'id', s.id, 'isActive', s.is_active, 'freeDelivery', s.free_delivery, 'deliveryPriceCents', s.delivery_price_cents,
          'timezone', s.timezone, 'open', coalesce(so.open, false), 'zoneKnown', jsonb_exists(k.times, s.timezone))
@@ -95,23 +91,12 @@ export function checkoutPlaceStatement(
          as inside,
        ${claim ? 'exists (select from claim)' : 'null::boolean'} as claimed,
        ${claim ? `coalesce((select at - statement_timestamp() >= interval '${CLAIM_WAIT_MS} milliseconds' from claim), false)` : 'false'} as waited,
-       ${usedKey === null ? 'null::boolean' : 'exists (select from idempotency_keys i where i.user_id = k.user_id and i.key = ?::text)'} as used,
-       ${counting ? `(select json_agg(c) from (${counting.rows}) c)` : 'null::json'} as counted,
        ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
      left join lateral store_open_at(s.id, k.times) so on true
      left join user_addresses a on a.id = k.address_id and a.user_id = k.user_id`,
-    params: [
-      ...(counting ? counting.params : []),
-      ...(claim ? [at.userId, claim.key, claim.hash] : []),
-      ...(usedKey === null ? [] : [usedKey]),
-      ...cart.params,
-      at.storeId,
-      at.addressId,
-      at.userId,
-      localTimes,
-    ],
+    params: [...(claim ? [at.userId, claim.key, claim.hash] : []), ...cart.params, at.storeId, at.addressId, at.userId, localTimes],
   };
 }
 
@@ -128,27 +113,21 @@ export async function checkoutPlace(
   localTimes: string,
   cart: { sql: string; params: PreparedValue[] },
   claim: KeyClaim | null = null,
-  usedKey: string | null = null,
-  counting: CountParts | null = null,
 ): Promise<PlaceRead> {
-  const { sql, params } = checkoutPlaceStatement(at, localTimes, cart, claim, usedKey, counting);
+  const { sql, params } = checkoutPlaceStatement(at, localTimes, cart, claim);
   // Prepared: its planning cost as much as its execution (docs/perf/2026-11-27-checkout.md).
   const [row] = await executePrepared<PlaceRow>(tx, sql, params);
   return readPlace(row);
 }
 
-/**
- * What `checkoutPlace` answers: the place, whether the claim was taken (null: none asked) and
- * `waited`, whether `usedKey` is a key of the customer's already committed (null: none asked),
- * and with `counting` (rate-limits.ts `countInTurnParts`, counted in the same statement) its rows.
- */
-export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean; used: boolean | null; counted: CountedRow[] | null };
-type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & Omit<PlaceRead, keyof CheckoutPlace>;
+/** What `checkoutPlace` answers: the place, and whether the claim was taken (null: none asked) and `waited`. */
+export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean };
+type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null; waited: boolean };
 
 /** A row of `checkoutPlaceStatement` as `checkoutPlace` answers it. */
 export function readPlace(row: PlaceRow): PlaceRead {
-  const { store, address, inside, claimed, waited, used, counted, products, groups, values, supplements } = row;
-  return { store, address, inside, claimed, waited, used, counted, cart: { products, groups, values, supplements } };
+  const { store, address, inside, claimed, waited, products, groups, values, supplements } = row;
+  return { store, address, inside, claimed, waited, cart: { products, groups, values, supplements } };
 }
 
 /** What an order copies and costs, as checkout computed it (the columns of `orders` it sets). */
@@ -189,40 +168,13 @@ export function insertOrderStatement(
   answer: { key: string; total: number } | null,
   notifications: { sql: string; params: PreparedValue[] } | null,
 ): { sql: string; params: PreparedValue[] } {
-  return orderStatement(order, answer, null, notifications);
-}
-
-/**
- * `insertOrderStatement`, or with `claim` (`insertClaimedOrderStatement`) the key's claim first,
- * answered as it is made, and the order only when the claim is this statement's and did not wait.
- */
-function orderStatement(
-  order: NewOrder,
-  answer: { key: string; total: number } | null,
-  claim: KeyClaim | null,
-  notifications: { sql: string; params: PreparedValue[] } | null,
-): { sql: string; params: PreparedValue[] } {
   const a = order.address;
   return {
-    sql: `with ${
-      claim
-        ? `id as materialized (select nextval('orders_id_seq')::int as id),
-     claim as (
-       insert into idempotency_keys (user_id, key, request_hash, response)
-       select ?::int, ?::text, ?::text, jsonb_build_object('orderId', id.id, 'status', ?::text, 'total', ?::numeric) from id
-       on conflict do nothing
-       returning clock_timestamp() - statement_timestamp() >= interval '${CLAIM_WAIT_MS} milliseconds' as waited),
-     `
-        : ''
-    }o as (
-       insert into orders (${claim ? 'id, ' : ''}user_id, store_id, address_id, status, subtotal_cents, delivery_fee_cents, discount_cents, total_cents,
+    sql: `with o as (
+       insert into orders (user_id, store_id, address_id, status, subtotal_cents, delivery_fee_cents, discount_cents, total_cents,
          promo_id, promo_code, address_label, address_line1, address_line2, address_city, address_latitude, address_longitude,
          address_instructions, last_event_seq)
-       ${
-         claim
-           ? `select id.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1 from id where exists (select from claim where not waited)`
-           : 'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)'
-       }
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
        returning id, status, store_id, driver_id, user_id, rejection_reason),
      lines as materialized (
        select nextval('order_items_id_seq')::int as id, l.line from jsonb_array_elements(?::jsonb) l(line)),
@@ -235,25 +187,18 @@ function orderStatement(
      x as (
        insert into order_item_extras (item_id, kind, id, name, price_cents)
        select lines.id, e->>'kind', (e->>'id')::int, e->>'name', (e->>'priceCents')::int
-       from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) ${claim ? 'where exists (select from o) ' : ''}order by lines.id, x.n),
+       from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) order by lines.id, x.n),
      e as (${FIRST_EVENT_SQL})${notifications?.sql ?? ''}${
-       answer && !claim
+       answer
          ? `,
      k as (
        update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
        from o where idempotency_keys.user_id = ?::int and idempotency_keys.key = ?::text returning 1)`
          : ''
      }
-     ${
-       claim
-         ? `select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, (select count(*) from claim)::int as answered,
-       coalesce((select waited from claim), false) as waited
-     from (values (1)) one (x) left join o on true left join e on true`
-         : `select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${answer ? '(select count(*) from k)::int' : 'null::int'} as answered
-     from o, e`
-     }`,
+     select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${answer ? '(select count(*) from k)::int' : 'null::int'} as answered
+     from o, e`,
     params: [
-      ...(claim && answer ? [order.userId, claim.key, claim.hash, order.status, answer.total] : []),
       order.userId,
       order.storeId,
       a.id,
@@ -274,7 +219,7 @@ function orderStatement(
       // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
       JSON.stringify(order.items),
       ...(notifications?.params ?? []),
-      ...(answer && !claim ? [answer.total, order.userId, answer.key] : []),
+      ...(answer ? [answer.total, order.userId, answer.key] : []),
     ],
   };
 }
@@ -292,50 +237,6 @@ export async function insertOrder(
   const { sql, params } = insertOrderStatement(order, answer, firstEventNotifications(order.status));
   const [row] = await executePrepared<InsertedRow>(tx, sql, params);
   return readInsertedOrder(row);
-}
-
-/**
- * The statement of `insertClaimedOrder`: the Idempotency-Key's claim (its answer written with it,
- * the order's id taken from the sequence first), then the order as `insertOrderStatement` writes
- * it, only when the claim is this statement's and came within `CLAIM_WAIT_MS` (a claim that
- * waited for another holder of the key, which then failed, is this transaction's, the order not
- * written: what it was computed from is read again). Its row: the order's columns (null when not
- * written), `answered` (1: the claim is this transaction's) and `waited`.
- */
-export function insertClaimedOrderStatement(
-  order: NewOrder,
-  claim: KeyClaim,
-  total: number,
-  notifications: { sql: string; params: PreparedValue[] } | null,
-): { sql: string; params: PreparedValue[] } {
-  return orderStatement(order, { key: claim.key, total }, claim, notifications);
-}
-
-/**
- * Checkout's write when everything was read and checked before its transaction: the key's
- * claim and the order in one statement (`insertClaimedOrderStatement`). Answers the order, or
- * null when it was not written: `claimed` false (another request holds or held the key: its
- * answer is the caller's to read) or true with `waited` (the claim is this transaction's now).
- */
-export async function insertClaimedOrder(
-  tx: EntityManager,
-  order: NewOrder,
-  claim: KeyClaim,
-  total: number,
-): Promise<{ order: InsertedOrder | null; claimed: boolean; waited: boolean }> {
-  const { sql, params } = insertClaimedOrderStatement(order, claim, total, firstEventNotifications(order.status));
-  const [row] = await executePrepared<InsertedRow & { waited: boolean }>(tx, sql, params);
-  return readClaimedOrder(row);
-}
-
-/** A row of `insertClaimedOrderStatement` as `insertClaimedOrder` answers it. */
-export function readClaimedOrder(row: InsertedRow & { waited: boolean }): {
-  order: InsertedOrder | null;
-  claimed: boolean;
-  waited: boolean;
-} {
-  const claimed = row.answered === 1;
-  return { order: row.id === null ? null : readInsertedOrder(row), claimed, waited: claimed && row.waited };
 }
 
 interface InsertedRow {

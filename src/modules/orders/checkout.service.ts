@@ -1,34 +1,20 @@
 /**
  * Checkout (spec §4.3 create order): everything priced by the server, everything written in
  * one transaction (order, items, promo redemption, first event, idempotency answer), events
- * published after commit. Its statements (checkout-query.ts): the rate limits' count with every
- * read (one statement, outside the transaction), then in the transaction the key's claim with the
- * order and everything it holds (its items, extras, first event and that event's notifications,
- * the key's answer). A promo code, a broken rule, a key used before or a zone met first: the
- * transaction's own reads instead, the claim with them (`placeOf`), as when the transaction's
- * connection came CLAIM_WAIT_MS or more after the reads (test/checkout-busy-pool.test.ts).
+ * published after commit. Its statements (checkout-query.ts): the rate limits, then in the
+ * transaction the key's claim with every read, the order with everything it holds (its items,
+ * extras, first event and that event's notifications, the key's answer).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
-import type { RateLimit } from '../../rate-limits';
 import { toAmount } from '../../common/money';
 import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { meetZone, metZonesLocalTimes } from '../stores/local-time';
 import { cartColumns, priceCart } from './cart-pricing';
-import {
-  CLAIM_WAIT_MS,
-  checkoutPlace,
-  CheckoutPlace,
-  insertClaimedOrder,
-  InsertedOrder,
-  insertOrder,
-  KeyClaim,
-  NewOrder,
-  PlaceRead,
-} from './checkout-query';
+import { checkoutPlace, CheckoutPlace, insertOrder, KeyClaim, PlaceRead } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
 import { claimedBefore, parseKey, requestHash } from './idempotency';
 import { firstEventWritten, OrderEventMessage, publishEvents } from './order-events';
@@ -51,45 +37,26 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   const { orders, promoFailures } = ctx.services.rateLimits;
   const withPromo = Boolean(input.codePromo?.trim());
   if (withPromo) await promoFailures.check(caller);
+  await orders.consume(caller);
   const claim = key ? { key, hash: requestHash(input) } : null;
-  // Most checkouts (no promo code, no rule broken) are read and checked before the transaction,
-  // the order limits counted by the same statement; the transaction then only writes (the key's
-  // claim with the order). The others count, then read in the transaction (the claim with it).
-  const counting = orders.counting(caller);
-  let ready: NewOrder | null = null;
-  const readAt = Date.now();
-  if (!withPromo && Object.keys(problems).length === 0) ready = await readyOrder(ctx, viewer.userId, input, claim, counting);
-  else await orders.consume(caller);
   try {
     const { placed, events } = await ctx.em.transactional(async (tx) => {
-      // What was read before a long wait for the transaction's connection (a busy evening) may be
-      // stale: a store closed, a product hidden or repriced meanwhile. Read again in the
-      // transaction, as a claim that waited does (CLAIM_WAIT_MS: the same bound).
-      if (ready && Date.now() - readAt >= CLAIM_WAIT_MS) ready = null;
-      if (ready) {
-        const written = await writeReady(tx, ready, claim);
-        if ('placed' in written) return written;
-        // Not written: another request holds or held the key (after waiting for it: its answer),
-        // or the claim waited for one that then failed and is this transaction's now: what the
-        // order was computed from is from before that wait: read again, as below.
-        if (!written.claimed) {
-          const before = await answeredBefore(tx, viewer.userId, claim!);
-          if (before) return before;
-        }
-        const place = await placeOf(ctx, tx, viewer.userId, input, true, null);
-        return orderOf(await createOrder(tx, viewer.userId, input, place, problems, claim!.key));
-      }
       // The claim is this transaction's row, inserted by its first read: a concurrent retry waits
       // there for the first's commit, then answers the first answer.
       let place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
       if (claim && !place.claimed) {
-        const before = await answeredBefore(tx, viewer.userId, claim);
-        if (before) return before;
+        const before = await claimedBefore<PlacedOrder>(tx, viewer.userId, claim.key, claim.hash);
+        if (before?.answer) return { placed: before.answer, events: [] };
+        // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
+        if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
+        // null: the key was free after all and is this transaction's now (claimKey's retry).
       }
       // The claim waited for a first request with the key, which then failed (or freed it): what
       // the statement read is from before that wait (up to the lock timeout): read it again.
       if (claim && (!place.claimed || place.waited)) place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, null);
-      return orderOf(await createOrder(tx, viewer.userId, input, place, problems, claim?.key ?? null));
+      const order = await createOrder(tx, viewer.userId, input, place, problems, claim?.key ?? null);
+      const placed: PlacedOrder = { orderId: order.id, status: order.status, total: toAmount(order.totalCents) };
+      return { placed, events: [order.event] };
     });
     publishEvents(ctx.services.pubSub, events);
     return placed;
@@ -99,79 +66,6 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     if (withPromo && error instanceof AppError && error.details.fields?.codePromo) await promoFailures.penalize(caller);
     throw error;
   }
-}
-
-type Placing = { placed: PlacedOrder; events: OrderEventMessage[] };
-
-const orderOf = (order: { id: number; status: string; totalCents: number; event: OrderEventMessage }): Placing => ({
-  placed: { orderId: order.id, status: order.status, total: toAmount(order.totalCents) },
-  events: [order.event],
-});
-
-/**
- * The first answer of a key another request claimed (this transaction's claim found it taken,
- * after waiting for its holder to end), or null when it turned out free and is this
- * transaction's now (claimKey's retry). 409 for a claim without an answer.
- */
-async function answeredBefore(tx: EntityManager, userId: number, claim: KeyClaim): Promise<Placing | null> {
-  const before = await claimedBefore<PlacedOrder>(tx, userId, claim.key, claim.hash);
-  if (before?.answer) return { placed: before.answer, events: [] };
-  // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
-  if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
-  return null; // null: the key was free after all and is this transaction's now (claimKey's retry).
-}
-
-/**
- * The checkout's reads before its transaction (one statement on the read pool: the order limits'
- * count, the place, the cart's rows, whether the customer used the key before), then its checks and prices, as
- * `createOrder` makes them: the order to write. Null when the transaction's own way must answer:
- * the key was used before (a replay: its first answer, or 422), the store's zone is met for the
- * first time, or a check failed with a key (a first request with the key may still hold it: the
- * 422 waits for it, as the transaction's claim does). Without a key a failed check is the 422.
- */
-async function readyOrder(
-  ctx: Context,
-  userId: number,
-  input: CheckoutInput,
-  claim: KeyClaim | null,
-  counting: ReturnType<RateLimit['counting']>,
-): Promise<NewOrder | null> {
-  const at = { storeId: input.storeId, addressId: input.addressId, userId };
-  const cart = cartColumns(input.items);
-  const place = await checkoutPlace(ctx.em, at, await metZonesLocalTimes(ctx), cart, null, claim?.key ?? null, counting.parts);
-  counting.consumed(place.counted ?? []); // 429 first, whatever the reads found
-  if (place.used || (place.store && !place.store.zoneKnown)) return null;
-  try {
-    return pricedOrder(userId, input, place, {});
-  } catch (error) {
-    if (claim) return null;
-    throw error;
-  }
-}
-
-/**
- * Writes a ready order (`readyOrder`), its first event and that event's notifications in one
- * statement; with a key, its claim too. `{ claimed }` when the order was not written (see
- * `insertClaimedOrder`: true, the claim is this transaction's; false, another request's).
- */
-async function writeReady(tx: EntityManager, order: NewOrder, claim: KeyClaim | null): Promise<Placing | { claimed: boolean }> {
-  let inserted: InsertedOrder;
-  if (claim) {
-    const written = await insertClaimedOrder(tx, order, claim, toAmount(order.totalCents));
-    if (!written.order) return { claimed: written.claimed };
-    inserted = written.order;
-  } else {
-    inserted = await insertOrder(tx, order, null);
-  }
-  const event = firstEventWritten({
-    orderId: inserted.id,
-    eventId: inserted.eventId,
-    status: inserted.status,
-    at: inserted.eventAt,
-    storeId: inserted.storeId,
-    driverId: inserted.driverId,
-  });
-  return orderOf({ id: inserted.id, status: inserted.status, totalCents: order.totalCents, event });
 }
 
 /**
@@ -199,10 +93,17 @@ async function placeOf(
 }
 
 /**
- * The order a checkout writes, without its promo code: every check of the store, the address and
- * the cart (422 with `problems`, the body's rule problems, and the database's), the lines priced.
+ * `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported
+ * with the database's. `key`: the Idempotency-Key this transaction claimed, answered with the order.
  */
-function pricedOrder(userId: number, input: CheckoutInput, place: CheckoutPlace, problems: FieldErrors): NewOrder {
+async function createOrder(
+  tx: EntityManager,
+  userId: number,
+  input: CheckoutInput,
+  place: CheckoutPlace,
+  problems: FieldErrors,
+  key: string | null,
+): Promise<{ id: number; status: string; totalCents: number; event: OrderEventMessage }> {
   const errors: FieldErrors = { ...problems };
   const add = (path: string, message: string) => {
     if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
@@ -218,43 +119,27 @@ function pricedOrder(userId: number, input: CheckoutInput, place: CheckoutPlace,
 
   const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
   const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
-  return {
-    userId,
-    storeId: store.id,
-    address,
-    status: 'pending_acceptance',
-    subtotalCents,
-    deliveryFeeCents,
-    discountCents: 0,
-    totalCents: subtotalCents + deliveryFeeCents,
-    promoId: null,
-    promoCode: null,
-    items,
-  };
-}
-
-/**
- * `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported
- * with the database's. `key`: the Idempotency-Key this transaction claimed, answered with the order.
- */
-async function createOrder(
-  tx: EntityManager,
-  userId: number,
-  input: CheckoutInput,
-  place: CheckoutPlace,
-  problems: FieldErrors,
-  key: string | null,
-): Promise<{ id: number; status: string; totalCents: number; event: OrderEventMessage }> {
-  const priced = pricedOrder(userId, input, place, problems);
   let promo: { promo: PromoCode; discountCents: number; redeem: (orderId: number) => Promise<void> } | undefined;
   if (input.codePromo?.trim()) {
-    promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: priced.storeId, subtotalCents: priced.subtotalCents });
+    promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: store.id, subtotalCents });
   }
   const discountCents = promo?.discountCents ?? 0;
-  const totalCents = priced.subtotalCents + priced.deliveryFeeCents - discountCents;
+  const totalCents = subtotalCents + deliveryFeeCents - discountCents;
   const order = await insertOrder(
     tx,
-    { ...priced, discountCents, totalCents, promoId: promo?.promo.id ?? null, promoCode: promo?.promo.code ?? null },
+    {
+      userId,
+      storeId: store.id,
+      address,
+      status: 'pending_acceptance',
+      subtotalCents,
+      deliveryFeeCents,
+      discountCents,
+      totalCents,
+      promoId: promo?.promo.id ?? null,
+      promoCode: promo?.promo.code ?? null,
+      items,
+    },
     key === null ? null : { key, total: toAmount(totalCents) },
   );
   await promo?.redeem(order.id);
