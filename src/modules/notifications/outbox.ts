@@ -1,13 +1,14 @@
 /**
  * Writing notifications: which kinds an order event causes, for whom, and their outbox rows,
- * inserted in the event's own transaction (order-events.ts `appendEvent` calls `enqueue`), so
- * that a commit always carries its notifications and a rollback none. Sending is worker.ts's.
+ * inserted by the very statement that writes the event (`enqueueCtes`: order-events.ts,
+ * checkout-query.ts, payment-ledger.ts), so that a commit always carries its notifications and a
+ * rollback none. Sending is worker.ts's.
  */
 import { EventEmitter } from 'node:events';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared, PreparedValue } from '../../common/entity-manager';
 import { sessionNamePrefix } from '../../common/session-name';
-import type { EventOutbox, OutboxCause, OutboxEventFacts } from '../../common/event-outbox';
+import type { EventOutbox, OutboxCteNames, OutboxEventFacts } from '../../common/event-outbox';
 
 export type Recipient = 'customer' | 'owner' | 'driver';
 
@@ -39,15 +40,30 @@ export const outboxSettings = { reminderAfterSeconds: 300, acceptTimeoutSeconds:
 /** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
 export const outboxSignal = new EventEmitter();
 
+/** The kind a status event causes, by the order's new status (none for the others). */
+const STATUS_KINDS: Partial<Record<string, NotificationKind>> = {
+  pending_acceptance: 'new_order',
+  accepted: 'order_accepted',
+  rejected: 'order_rejected',
+  cancelled: 'order_cancelled',
+  ready_for_pickup: 'order_ready',
+  picked_up: 'order_on_the_way',
+  delivered: 'order_delivered',
+};
+
+/** A kind to write, its delay in seconds (0 = at once), and the order status it needs (null: any). */
+type KindToWrite = { kind: NotificationKind; delay: number; status: string | null };
+
 /**
- * The kinds an event causes, with their delay in seconds (0 = at once). A rejection is
- * `order_rejected` here; the outbox statement makes it `order_auto_rejected` when the order's
- * reason says nobody answered in time (it reads the order anyway). A new order's reminder is
- * not written with it: most orders are answered before it is due, so the worker writes it
- * only for the orders still unanswered then (`remindUnanswered`).
+ * The kinds an event causes. A rejection is `order_rejected` here; the outbox statement makes it
+ * `order_auto_rejected` when the order's reason says nobody answered in time (it reads the order
+ * anyway). A status event whose status is left to the statement (null: `appendEvent` learns it
+ * there) causes the kind of whichever status the order has, each kind tagged with its status. A
+ * new order's reminder is not written with it: most orders are answered before it is due, so the
+ * worker writes it only for the orders still unanswered then (`remindUnanswered`).
  */
-export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; delay: number }[] {
-  const now = (kind: NotificationKind) => ({ kind, delay: 0 });
+export function kindsOf(event: OutboxEventFacts): KindToWrite[] {
+  const now = (kind: NotificationKind) => ({ kind, delay: 0, status: null });
   if (event.type === 'driver_assigned') return [now('driver_assigned')];
   if (event.type === 'payment') {
     const status = event.data?.paymentStatus;
@@ -57,68 +73,32 @@ export function kindsOf(event: OutboxEventFacts): { kind: NotificationKind; dela
     return [];
   }
   if (event.type !== 'status') return [];
-  switch (event.status) {
-    case 'pending_acceptance':
-      return [now('new_order')];
-    case 'accepted':
-      return [now('order_accepted')];
-    case 'rejected':
-      return [now('order_rejected')];
-    case 'cancelled':
-      return [now('order_cancelled')];
-    case 'ready_for_pickup':
-      return [now('order_ready')];
-    case 'picked_up':
-      return [now('order_on_the_way')];
-    case 'delivered':
-      return [now('order_delivered')];
-    default:
-      return [];
+  if (event.status === null) {
+    return Object.entries(STATUS_KINDS).map(([status, kind]) => ({ kind: kind!, delay: 0, status }));
   }
+  const kind = STATUS_KINDS[event.status];
+  return kind ? [now(kind)] : [];
 }
 
 /**
- * The outbox rows of one event: per kind, one row per device of the recipient with a push
- * token and one per browser subscribed to Web Push (unless they turned that channel off), and
- * for a new order whose owner hears no push of either kind, one WhatsApp row unless WhatsApp
- * is off too. Order messages ignore the kind switches and quiet hours (those are for
- * marketing-type messages). One statement per event, whatever its rows. Answers how many rows were written.
+ * The outbox rows of one event, as common table expressions to put in the statement that writes
+ * the event (`, n_... as (...)`, the last one the insert): per kind, one row per device of the
+ * recipient with a push token and one per browser subscribed to Web Push (unless they turned that
+ * channel off), and for a new order whose owner hears no push of either kind, one WhatsApp row
+ * unless WhatsApp is off too. Order messages ignore the kind switches and quiet hours (those are
+ * for marketing-type messages). `names.order` is the CTE holding the order's row (its columns id,
+ * status, user_id, store_id, driver_id, rejection_reason: an insert's or update's `returning`, which
+ * the statement's other parts do not see in the table); `names.event` the one holding the order
+ * event's `id`, or `names.paymentEvent` the payment event's (a payment's news after the order's
+ * stream has ended). One round trip for the event and its notifications. Null when the event causes
+ * none (nothing to write, not even a lookup).
  */
-export async function enqueue(tx: EntityManager, cause: OutboxCause, orderId: number, event: OutboxEventFacts): Promise<number> {
-  const statement = enqueueStatement(cause, orderId, event);
-  if (!statement) return 0;
-  if (!tx.isInTransaction()) throw new Error("An event's notifications are written in the event's transaction");
-  // Sent prepared on the transaction's connection: PostgreSQL plans this text once per connection
-  // rather than on every checkout (its planning cost ~4x its execution: notifications-4.md).
-  const rows = await executePrepared<{ n: number }>(tx, statement.sql, statement.params);
-  return rows[0].n;
-}
-
-/** `enqueue`'s statement (its one row: `n`, the rows written), or null when the event causes none (nothing to send). */
-export function enqueueStatement(
-  cause: OutboxCause,
-  orderId: number,
-  event: OutboxEventFacts,
-): { sql: string; params: PreparedValue[] } | null {
-  const kinds = kindsToWrite(event);
-  return kinds && kindsStatement(cause, orderId, kinds);
-}
-
-/**
- * The event's outbox rows as common table expressions to put in the statement that writes the
- * event (`, n_... as (...)`, the last one the insert): the order's row is the CTE named `order`
- * (its columns id, user_id, store_id, driver_id, rejection_reason: the statement's own insert of
- * the order, which the statement's other parts do not see in the table), the event's id that of
- * the CTE named `event`. One round trip for the event and its notifications (checkout:
- * checkout-query.ts `insertOrderStatement`). Null when the event causes none.
- */
-export function enqueueCtes(
-  names: { order: string; event: string },
-  event: OutboxEventFacts,
-): { sql: string; params: PreparedValue[] } | null {
-  const kinds = kindsToWrite(event);
-  if (!kinds) return null;
-  const { sql, params } = kindsCtes(kinds, names.order, `(select id from ${names.event})`, 'null::bigint');
+export function enqueueCtes(names: OutboxCteNames, event: OutboxEventFacts): { sql: string; params: PreparedValue[] } | null {
+  if (event.type === 'driver_location' || !outboxSettings.enabled) return null;
+  const kinds = kindsOf(event);
+  if (kinds.length === 0) return null;
+  const cause = (name: string | undefined) => (name === undefined ? 'null::bigint' : `(select id from ${name})`);
+  const { sql, params } = kindsCtes(kinds, names.order, cause(names.event), cause(names.paymentEvent));
   return {
     sql: `,
      ${sql}`,
@@ -126,48 +106,35 @@ export function enqueueCtes(
   };
 }
 
-function kindsToWrite(event: OutboxEventFacts): { kind: NotificationKind; delay: number }[] | null {
-  if (event.type === 'driver_location' || !outboxSettings.enabled) return null; // never a notification: skip even the lookup
-  const kinds = kindsOf(event);
-  return kinds.length === 0 ? null : kinds;
-}
-
-/** The outbox rows of `kinds` about one order, caused by `cause` (`enqueueStatement`'s text for the kinds an event causes). */
-function kindsStatement(
-  cause: OutboxCause,
-  orderId: number,
-  kinds: { kind: NotificationKind; delay: number }[],
-): { sql: string; params: PreparedValue[] } {
-  const ctes = kindsCtes(kinds, 'n_order', '?::bigint', '?::bigint');
+/** The outbox rows of `kinds` about one order, caused by the order event `orderEvent` (a statement of its own: the reminders'). */
+function kindsStatement(orderId: number, orderEvent: string, kinds: KindToWrite[]): { sql: string; params: PreparedValue[] } {
+  const ctes = kindsCtes(kinds, 'n_order', '?::bigint', 'null::bigint');
   return {
-    sql: `with n_order as (select id, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int),
+    sql: `with n_order as (select id, status, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int),
      ${ctes.sql}
      select count(*)::int as n from n_written`,
-    params: [orderId, ...ctes.params, 'orderEvent' in cause ? cause.orderEvent : null, 'paymentEvent' in cause ? cause.paymentEvent : null],
+    params: [orderId, ...ctes.params, orderEvent],
   };
 }
 
 /**
  * The CTEs writing the outbox rows of `kinds` about the order in the CTE `order` (one row: id,
- * user_id, store_id, driver_id, rejection_reason), caused by the order event `eventId` or the
- * payment event `paymentEventId` (SQL expressions: a placeholder's value follows `params`). The
- * last one, `n_written`, is the insert (one row per row written).
+ * status, user_id, store_id, driver_id, rejection_reason), caused by the order event `eventId` or
+ * the payment event `paymentEventId` (SQL expressions: a placeholder's value follows `params`); a
+ * kind tagged with a status is written only when the order has it. The last one, `n_written`, is
+ * the insert (one row per row written).
  */
-function kindsCtes(
-  kinds: { kind: NotificationKind; delay: number }[],
-  order: string,
-  eventId: string,
-  paymentEventId: string,
-): { sql: string; params: PreparedValue[] } {
-  const values = kinds.map(() => '(?::text, ?::text, ?::int)').join(', ');
-  const params = kinds.flatMap(({ kind, delay }) => [kind, KINDS[kind], delay]);
+function kindsCtes(kinds: KindToWrite[], order: string, eventId: string, paymentEventId: string): { sql: string; params: PreparedValue[] } {
+  const values = kinds.map(() => '(?::text, ?::text, ?::int, ?::text)').join(', ');
+  const params = kinds.flatMap(({ kind, delay, status }) => [kind, KINDS[kind], delay, status]);
   return {
-    sql: `n_kinds (kind, role, delay) as (values ${values}),
+    sql: `n_kinds (kind, role, delay, status) as (values ${values}),
      n_who as (
        select o.id as order_id,
          case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
          k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
        from n_kinds k cross join ${order} o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
+       where k.status is null or k.status = o.status
      ),
      n_prefs as (
        select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp, coalesce(p.web_push, true) as web_push,
@@ -260,8 +227,8 @@ export async function remindUnanswered(
         [horizon, expired, after.placedAt, after.orderId, REMINDER_BATCH],
       );
       for (const order of rows) {
-        const { sql, params } = kindsStatement({ orderEvent: String(order.event_id) }, order.order_id, [
-          { kind: 'accept_reminder', delay: 0 },
+        const { sql, params } = kindsStatement(order.order_id, String(order.event_id), [
+          { kind: 'accept_reminder', delay: 0, status: null },
         ]);
         written += (await executePrepared<{ n: number }>(tx, sql, params))[0].n;
       }
@@ -275,4 +242,4 @@ export async function remindUnanswered(
 }
 
 /** What order-events.ts and payment-ledger.ts write through (connected by src/app.ts). */
-export const eventOutbox: EventOutbox = { write: enqueue, ctes: enqueueCtes, wake: () => outboxSignal.emit('due') };
+export const eventOutbox: EventOutbox = { ctes: enqueueCtes, wake: () => outboxSignal.emit('due') };

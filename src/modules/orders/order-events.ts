@@ -2,13 +2,13 @@
  * Order events: appended in the caller's transaction with the next per-order sequence number
  * (allocated by an UPDATE on the order row, so concurrent writers queue on its lock), and
  * published only after that transaction has committed. The notifications an event causes are
- * written here too, in the same transaction (through common/event-outbox.ts, which notifications
- * implement): every writer of events passes through this one place.
+ * written here too, by the event's own statement (through common/event-outbox.ts, which
+ * notifications implement): every writer of events passes through this one place.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '../../context';
 import { eventOutbox } from '../../common/event-outbox';
-import type { PreparedValue } from '../../common/entity-manager';
+import { executePrepared, PreparedValue } from '../../common/entity-manager';
 import type { AppPubSub } from '../../pubsub';
 import type { OrderEventType } from './order-event.entity';
 import { FINAL_STATUSES } from './order-status';
@@ -44,21 +44,30 @@ export async function appendEvent(
   type: OrderEventType,
   data: Record<string, unknown> | null = null,
 ): Promise<OrderEventMessage> {
+  if (!em.isInTransaction()) throw new Error("An order's events are appended in the transaction of what they record");
   // One statement: the sequence number taken on the order row (its lock queues concurrent
-  // writers until this transaction ends) and the event written with it.
-  const [row] = await em.execute<
-    { seq: number; status: string; store_id: number; driver_id: number | null; id: string; created_at: Date }[]
-  >(
+  // writers until this transaction ends), the event written with it and the event's
+  // notifications (their kinds follow the status the order has). Sent prepared on the
+  // transaction's connection: its text is the same for every event of a type.
+  const notifications = eventOutbox().ctes({ order: 'o', event: 'e' }, { type, status: null, data });
+  const [row] = await executePrepared<{
+    seq: number;
+    status: string;
+    store_id: number;
+    driver_id: number | null;
+    id: string;
+    created_at: Date;
+  }>(
+    em,
     `with o as (
-       update orders set last_event_seq = last_event_seq + 1 where id = ?
-       returning id, last_event_seq as seq, status, store_id, driver_id),
+       update orders set last_event_seq = last_event_seq + 1 where id = ?::int
+       returning id, last_event_seq as seq, status, store_id, driver_id, user_id, rejection_reason),
      e as (
-       insert into order_events (order_id, seq, type, status, data) select o.id, o.seq, ?, o.status, ?::jsonb from o
-       returning id, created_at)
+       insert into order_events (order_id, seq, type, status, data) select o.id, o.seq, ?::text, o.status, ?::jsonb from o
+       returning id, created_at)${notifications?.sql ?? ''}
      select o.seq, o.status, o.store_id, o.driver_id, e.id, e.created_at from o, e`,
-    [orderId, type, data === null ? null : JSON.stringify(data)],
+    [orderId, type, data === null ? null : JSON.stringify(data), ...(notifications?.params ?? [])],
   );
-  await eventOutbox().write(em, { orderEvent: String(row.id) }, orderId, { type, status: row.status, data });
   return {
     orderId,
     seq: row.seq,
@@ -81,8 +90,8 @@ export const FIRST_EVENT_SQL = `insert into order_events (order_id, seq, type, s
 
 /**
  * The first event's notifications (those `appendEvent` would write for it) as CTEs of the statement
- * with `FIRST_EVENT_SQL` (`o` the order's insert, returning user_id and rejection_reason too; `e`
- * the event's): written in the order's own statement, no round trip of their own. Null: none.
+ * with `FIRST_EVENT_SQL` (`o` the order's insert, returning status, user_id and rejection_reason
+ * too; `e` the event's): written in the order's own statement, as `appendEvent` writes its. Null: none.
  */
 export function firstEventNotifications(status: string): { sql: string; params: PreparedValue[] } | null {
   return eventOutbox().ctes({ order: 'o', event: 'e' }, { type: 'status', status, data: null });

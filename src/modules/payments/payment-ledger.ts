@@ -8,6 +8,7 @@ import type { Logger } from '../../common/logger';
 import type { PaymentStatus, ProviderPayment } from '../../common/payment-provider';
 import { appendEvent, orderEnded, OrderEventMessage } from '../orders/order-events';
 import { eventOutbox } from '../../common/event-outbox';
+import { executePrepared } from '../../common/entity-manager';
 import { ACTIVE_DRIVER_STATUSES } from '../orders/order-status';
 import { isFurther, isNews } from './payment-status';
 import { toAmount } from '../../common/money';
@@ -56,8 +57,8 @@ export async function paymentsOfOrder(em: EntityManager, orderId: number): Promi
  * stream while the order has not ended. After its final status the order's stream is closed,
  * so its last event stays the last one a follower receives (docs/decisions.md, "Payment history");
  * the customer still hears of their money (a hold released after a rejection): the news's
- * notifications are written to the outbox here, in the same transaction, as `appendEvent` does
- * for order events. No wake-up follows the commit: the workers' poll sends them within a second.
+ * notifications are written to the outbox by the news's own statement, as `appendEvent` writes an
+ * order event's. No wake-up follows the commit: the workers' poll sends them within a second.
  */
 export async function paymentEvent(
   tx: EntityManager,
@@ -66,18 +67,24 @@ export async function paymentEvent(
   amountCents = row.amount_cents,
   extra: Record<string, unknown> = {},
 ): Promise<OrderEventMessage[]> {
-  const [news] = await tx.execute<{ id: string }[]>(
-    `insert into payment_events (payment_id, status, amount_cents, data) values (?, ?, ?, ?) returning id`,
-    [row.id, status, amountCents, Object.keys(extra).length > 0 ? JSON.stringify(extra) : null],
-  );
+  const values = [row.id, status, amountCents, Object.keys(extra).length > 0 ? JSON.stringify(extra) : null];
   if (await orderEnded(tx, row.order_id)) {
-    await eventOutbox().write(tx, { paymentEvent: String(news.id) }, row.order_id, {
-      type: 'payment',
-      status: row.order_status,
-      data: { paymentStatus: status },
-    });
+    // The news and its notifications in one statement (`n_order`: what they say of the order).
+    const notifications = eventOutbox().ctes(
+      { order: 'n_order', paymentEvent: 'p' },
+      { type: 'payment', status: row.order_status, data: { paymentStatus: status } },
+    );
+    await executePrepared(
+      tx,
+      `with p as (
+         insert into payment_events (payment_id, status, amount_cents, data) values (?::int, ?::text, ?::int, ?::jsonb) returning id),
+       n_order as (select id, status, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int)${notifications?.sql ?? ''}
+       select id from p`,
+      [...values, row.order_id, ...(notifications?.params ?? [])],
+    );
     return [];
   }
+  await tx.execute(`insert into payment_events (payment_id, status, amount_cents, data) values (?, ?, ?, ?)`, values);
   const event = await appendEvent(tx, row.order_id, 'payment', {
     paymentId: row.id,
     paymentStatus: status,
