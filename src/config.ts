@@ -128,6 +128,12 @@ export interface NotificationsConfig {
   worker: boolean;
   /** How often the worker looks for due rows besides the wake-up after a local commit. */
   pollMs: number;
+  /**
+   * A pass woken by a local commit starts at least this long after the previous pass began, so
+   * that at busy times one claim and one record serve every row committed meanwhile (a pass's two
+   * statements cost more than its rows: docs/perf/2026-11-27-notifications-8.md). 0: at once.
+   */
+  passGapMs: number;
   batchSize: number;
   /** Attempts before a row is given up (status failed, the reason kept). */
   maxAttempts: number;
@@ -309,7 +315,8 @@ export function loadConfig(env: Env = process.env): Config {
   const notifications: NotificationsConfig = {
     worker: bool('NOTIFICATIONS_WORKER', envName !== 'test'),
     pollMs: int('NOTIFICATIONS_POLL_MS', 1000, 10, 60_000),
-    batchSize: int('NOTIFICATIONS_BATCH_SIZE', 50, 1, 1000),
+    passGapMs: int('NOTIFICATIONS_PASS_GAP_MS', 200, 0, 1000),
+    batchSize: int('NOTIFICATIONS_BATCH_SIZE', 100, 1, 1000),
     maxAttempts: int('NOTIFICATIONS_MAX_ATTEMPTS', 8, 1, 50),
     backoffMs: int('NOTIFICATIONS_BACKOFF_MS', 2000, 1, 3_600_000),
     leaseSeconds: int('NOTIFICATIONS_LEASE_SECONDS', 60, 1, 3600),

@@ -9,7 +9,7 @@ import { registerCustomer } from './helpers/auth';
 import { eventually, NOTIFY_ENV, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { startTestServer } from './helpers/server';
 import { expireUnansweredOrders } from '../src/modules/orders/order-lifecycle.service';
-import { backoff } from '../src/modules/notifications/worker';
+import { backoff, OutboxWorker } from '../src/modules/notifications/worker';
 import { createLogger } from '../src/common/logger';
 
 const t = useNotifyWorld();
@@ -271,6 +271,30 @@ describe('delivery', () => {
       expect(new Set(w).size).toBeGreaterThan(150); // jittered: instances retrying together spread out
     }
     expect(Math.max(...waits(40))).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('a pass woken by a commit starts NOTIFICATIONS_PASS_GAP_MS after the previous began: the wakes meanwhile share it; after a quiet while, at once', async () => {
+    const config = { ...t.server.config.notifications, pollMs: 60_000, passGapMs: 600 };
+    const worker = new OutboxWorker(t.server.db.orm.em, {}, config, createLogger('silent'), 'mad');
+    const passes: number[] = [];
+    // The passes only, not their statements: when they begin.
+    worker.drain = () => Promise.resolve(passes.push(Date.now()) && 0);
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    worker.start();
+    await sleep(50);
+    expect(passes).toHaveLength(1);
+    for (let i = 0; i < 3; i++) worker.kick();
+    await sleep(800);
+    expect(passes).toHaveLength(2);
+    expect(passes[1] - passes[0]).toBeGreaterThanOrEqual(598);
+    await sleep(500); // past the gap since the second pass: a wake is not held for a gap of its own
+    expect(Date.now() - passes[1]).toBeGreaterThan(600);
+    const woken = Date.now();
+    worker.kick();
+    await sleep(300);
+    await worker.stop();
+    expect(passes).toHaveLength(3);
+    expect(passes[2] - woken).toBeLessThan(300);
   });
 
   it('gives up after NOTIFICATIONS_MAX_ATTEMPTS and keeps the reason', async () => {

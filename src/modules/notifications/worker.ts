@@ -3,7 +3,9 @@
  * never take the same row), sends each outside any transaction, and records what became of it.
  * A batch costs two statements whatever its size: the claim, which also reads what the sends
  * need (the order's facts, the recipient's address and language), and one update recording
- * every outcome (docs/perf/2026-11-26-notifications-3.md). A claim pushes the row's due time a
+ * every outcome (docs/perf/2026-11-26-notifications-3.md); so a pass woken by a commit waits until
+ * `passGapMs` after the previous one began, and at busy times takes every row committed meanwhile
+ * (docs/perf/2026-11-27-notifications-8.md). A claim pushes the row's due time a
  * lease ahead: if the instance dies mid-send, another takes the row when the lease ends (at
  * least once; a crash after FCM accepted a message and before it was recorded may repeat it —
  * the only window left).
@@ -71,6 +73,10 @@ const REMINDERS_EVERY_MS = 5_000;
 
 export class OutboxWorker {
   private timer: NodeJS.Timeout | null = null;
+  /** When `timer` fires (Date.now() time). */
+  private timerDue = 0;
+  /** When the last pass began (`kick`'s gap is counted from it). */
+  private lastPassAt = 0;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
@@ -106,21 +112,36 @@ export class OutboxWorker {
     await this.running;
   }
 
-  /** Runs a pass now (or right after the one in flight). */
+  /**
+   * Runs a pass soon: at once, or, when the previous pass began less than `passGapMs` ago, once
+   * that long has passed since it began (right after it, if it is still running). The commits
+   * meanwhile wait for that pass rather than each causing one of its own.
+   */
   kick(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.schedule(0);
+    this.schedule(this.untilNextPass());
   }
 
+  private untilNextPass(): number {
+    return Math.max(0, this.lastPassAt + this.config.passGapMs - Date.now());
+  }
+
+  /** Runs a pass in `ms` (unless one is already due sooner). */
   private schedule(ms: number): void {
     if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
+    const due = Date.now() + ms;
+    if (this.timer) {
+      if (this.timerDue <= due) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.lastPassAt = Date.now();
       this.running = this.drain()
         .then(() => undefined)
         .catch((error: unknown) => this.logger.warn({ err: error }, 'notification outbox pass failed'))
@@ -128,7 +149,7 @@ export class OutboxWorker {
           this.running = null;
           const soon = this.again;
           this.again = false;
-          this.schedule(soon ? 0 : this.config.pollMs);
+          this.schedule(soon ? this.untilNextPass() : this.config.pollMs);
         });
     }, ms);
     this.timer.unref();
