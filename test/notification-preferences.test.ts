@@ -89,6 +89,19 @@ describe('GET/PUT notification preferences', () => {
     expect(graphql.body.errors[0].message).toMatch(/sms/);
   });
 
+  it('names unknown keys that are names of every object (__proto__, constructor) with 422 too, writing nothing', async () => {
+    const cases: [string, string][] = [
+      ['{"__proto__": {"push": false}}', '__proto__'],
+      ['{"constructor": 1}', 'constructor'],
+      ['{"channels": {"__proto__": {}}}', 'channels.__proto__'],
+    ];
+    for (const [raw, field] of cases) {
+      const res = await t.server.http.request('PUT', CUSTOMER_PATH, undefined, { token: t.w.customer.token, raw });
+      expect([res.status, Object.keys(res.body.errors ?? {})]).toEqual([422, [field]]);
+    }
+    expect(await sql(`select count(*)::int as n from notification_preferences`)).toEqual([{ n: 0 }]);
+  });
+
   it('are in /openapi.json', async () => {
     const { body } = await t.server.http.get('/openapi.json');
     for (const path of [CUSTOMER_PATH, STORE_PATH]) expect(Object.keys(body.paths[path]).sort()).toEqual(['get', 'put']);

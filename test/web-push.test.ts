@@ -218,6 +218,11 @@ describe('refusals: the service must not become a request forger', () => {
     }
     const extra = await save(t.w.owner.token, { ...browser, owner_id: 1 });
     expect([extra.status, Object.keys(extra.body.errors)]).toEqual([422, ['owner_id']]);
+    for (const key of ['__proto__', 'constructor']) {
+      const raw = JSON.stringify({ ...browser, [key]: 1 });
+      const named = await t.server.http.request('POST', '/api/v1/store/web-push/subscriptions', undefined, { token: t.w.owner.token, raw });
+      expect([named.status, Object.keys(named.body.errors ?? {})]).toEqual([422, [key]]);
+    }
     expect(await sql(`select id from web_push_subscriptions`)).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  */
 import { Request, RequestHandler, Response, Router } from 'express';
 import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, specifiedRules, validate } from 'graphql';
-import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
+import { addFieldError, FieldErrors, fieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseLimited } from '../graphql/limits';
@@ -165,11 +165,11 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
 /** Reading problems, plus the rule problems of what could be read (not those of a field reading refused). */
 function withRuleErrors(reading: FieldErrors, rules: FieldErrors): FieldErrors {
   const refused = Object.keys(reading);
-  const merged = { ...reading };
+  const merged = Object.assign(fieldErrors(), reading);
   for (const [path, messages] of Object.entries(rules)) {
     const restPath = path.split('.').map(snakeCase).join('.');
     if (refused.some((r) => restPath === r || restPath.startsWith(`${r}.`))) continue;
-    (merged[restPath] ??= []).push(...messages);
+    addFieldError(merged, restPath, ...messages);
   }
   return merged;
 }

@@ -4,7 +4,7 @@
  * mention, here and nowhere else, so no service has to know which way a request came in.
  */
 import { GraphQLSchema, isInputObjectType, isObjectType } from 'graphql';
-import { FieldErrors } from '../common/errors';
+import { addFieldError, FieldErrors, fieldErrors } from '../common/errors';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -26,10 +26,9 @@ export function restFieldRenamer(schema: GraphQLSchema): FieldRenamer {
   }
   const renameWords = (text: string) => text.replace(CAMEL_WORD, (word) => (names.has(word) ? snakeCase(word) : word));
   return (fields) => {
-    const renamed: FieldErrors = {};
+    const renamed = fieldErrors();
     for (const [path, messages] of Object.entries(fields)) {
-      const restPath = path.split('.').map(snakeCase).join('.');
-      (renamed[restPath] ??= []).push(...messages.map(renameWords));
+      addFieldError(renamed, path.split('.').map(snakeCase).join('.'), ...messages.map(renameWords));
     }
     return renamed;
   };
