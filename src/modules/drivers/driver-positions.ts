@@ -119,6 +119,14 @@ export class DriverPositions implements DriverPositionsService {
 
   /** Keeps the caller's position (422 when implausible); it is written and sent at the next flush. */
   async report(emOf: () => EntityManager, userId: number, latitude: number, longitude: number, now = new Date()): Promise<DriverState> {
+    const driver = await this.check(emOf, userId, latitude, longitude, now);
+    Object.assign(driver, { latitude, longitude, locationUpdatedAt: now });
+    this.pending.add(driver);
+    return { ...driver };
+  }
+
+  /** The caller's driver state, when the position is one they could be at (else 422); keeps nothing. */
+  async check(emOf: () => EntityManager, userId: number, latitude: number, longitude: number, now = new Date()): Promise<DriverState> {
     const driver = await this.driverOf(emOf, userId);
     const position = { latitude, longitude };
     if (!(await this.inArea(emOf, position))) refuse('The position is outside the area the platform serves.');
@@ -129,9 +137,7 @@ export class DriverPositions implements DriverPositionsService {
         refuse(`The position is farther from the last one than a car could drive in ${Math.round(seconds)} s.`);
       }
     }
-    Object.assign(driver, { latitude, longitude, locationUpdatedAt: now });
-    this.pending.add(driver);
-    return { ...driver };
+    return driver;
   }
 
   /** Writes the latest pending positions (one at a time: a flush in progress is waited for, then another runs). */
