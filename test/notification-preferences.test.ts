@@ -89,6 +89,20 @@ describe('GET/PUT notification preferences', () => {
     expect(graphql.body.errors[0].message).toMatch(/sms/);
   });
 
+  it('keeps every field of PUTs sent at once, the first ones included (no 500, no field lost)', async () => {
+    const bodies = [{ channels: { push: false } }, { channels: { whatsapp: false } }, { kinds: { promotions: true } }];
+    for (const token of [t.w.customer.token, t.w.owner.token]) {
+      const answers = await Promise.all(bodies.map((body) => put(body, CUSTOMER_PATH, token)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      const now = await t.server.http.get(CUSTOMER_PATH, { token });
+      expect(now.body.data).toEqual({
+        ...DEFAULTS,
+        channels: { push: false, whatsapp: false, web_push: true },
+        kinds: { order_updates: true, promotions: true },
+      });
+    }
+  });
+
   it('names unknown keys that are names of every object (__proto__, constructor) with 422 too, writing nothing', async () => {
     const cases: [string, string][] = [
       ['{"__proto__": {"push": false}}', '__proto__'],
