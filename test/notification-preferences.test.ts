@@ -190,7 +190,7 @@ describe('the outbox honours them', () => {
     // Named as the service's sessions are (orm.ts): another application's transaction does not hold the look-back (next test).
     const checkout = new Client({
       connectionString: t.server.db.orm.config.get('clientUrl'),
-      application_name: `${sessionNamePrefix()}test`,
+      application_name: `${sessionNamePrefix(t.server.config.database.sessionName)}test`,
     });
     await checkout.connect();
     try {
