@@ -103,11 +103,12 @@ describe('GET/PUT notification preferences', () => {
     }
   });
 
-  it('names unknown keys that are names of every object (__proto__, constructor) with 422 too, writing nothing', async () => {
+  it('names unknown keys as sent, those of every object (__proto__, constructor, toString) too, with 422, writing nothing', async () => {
     const cases: [string, string][] = [
       ['{"__proto__": {"push": false}}', '__proto__'],
       ['{"constructor": 1}', 'constructor'],
       ['{"channels": {"__proto__": {}}}', 'channels.__proto__'],
+      ['{"channels": {"toString": true}}', 'channels.toString'], // as sent, not snake_cased
     ];
     for (const [raw, field] of cases) {
       const res = await t.server.http.request('PUT', CUSTOMER_PATH, undefined, { token: t.w.customer.token, raw });
