@@ -75,6 +75,19 @@ describe('POST /api/v1/driver/location', () => {
     expect((await locate(customer.token, near())).status).toBe(403);
   });
 
+  it('refuses a run of small jumps that together outrun a car: the slack is granted once, not once per position', async () => {
+    const driver = await onlineDriver(t.server, near());
+    const answers = [];
+    for (let i = 1; i <= 4; i++) answers.push(await locate(driver.token, northOf(near(), 0.45 * i))); // 450 m each, at once
+    expect(answers.map((a) => a.status)).toEqual([200, 422, 422, 422]);
+    expect(answers[1].body.errors.latitude[0]).toMatch(/car could drive/);
+    // The one kept is the first jump's, written at the next flush.
+    await until(
+      async () => (await sql('select latitude from drivers'))[0].latitude === northOf(near(), 0.45).lat,
+      'the first jump written',
+    );
+  });
+
   it("goes to the orders the driver carries only: another driver's positions never reach its follower", async () => {
     const driver = await onlineDriver(t.server, near());
     const { id, sub } = await carried(driver);
