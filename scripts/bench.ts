@@ -26,7 +26,9 @@
  * whose p99 the issue bounds (printed under the table), at both readings of "half that rate"
  * (docs/decisions.md, "Checkout"): half the rate it reached under load, by autocannon
  * (bursts at each second's start) and evenly spaced (`steadyRate`), and half the goal's rate
- * (half its share of the Express hello beside it), evenly spaced. Its twin (bench-twins/checkout.ts) sends
+ * (half its share of the Express hello beside it), evenly spaced; at that rate once more with every
+ * request from the bench's own address (the reading before each customer had an address of their
+ * own, docs/perf/2026-11-27-checkout-6.md). Its twin (bench-twins/checkout.ts) sends
  * the service's statements by its builders; the comparison sends one request (one key) to both
  * at once, so whichever claims the key second answers the first's order, byte for byte.
  * `fanout` (issue 26; scripts/bench-fanout.ts) is not an autocannon path: one order's events to
@@ -76,6 +78,11 @@ interface BenchPath {
   twin?: string;
   /** p99 the issue bounds at half the rate reached under load, ms: the path runs a second time at that rate. */
   halfRateP99?: number;
+  /**
+   * The path's requests all from the bench's own address, as the checkouts path sent them before
+   * checkout-6: run at half the goal's rate beside the path's own reading, printed beside it.
+   */
+  oneAddress?: () => BenchRequest;
 }
 
 interface Result {
@@ -95,7 +102,7 @@ interface Result {
   /** The run at half the loaded rate (paths with `halfRateP99`). */
   half?: { rate: number; rps: number; p50: number; p99: number; steady: { answered: number; p50: number; p99: number } };
   /** Evenly spaced at half the goal's rate (half `goal` % of the hello beside it; paths with `halfRateP99` and a goal). */
-  halfGoal?: { rate: number; answered: number; p50: number; p99: number };
+  halfGoal?: { rate: number; answered: number; p50: number; p99: number; oneAddress?: { answered: number; p50: number; p99: number } };
 }
 
 async function cityDatabase(stores: number): Promise<string> {
@@ -310,6 +317,7 @@ function benchPaths(sample: { id: number; slug: string }[], drivers: BenchDriver
       kind: 'service',
       next: () => '/api/v1/customer/orders',
       request: checkoutRequests(customers),
+      oneAddress: checkoutRequests(customers, { oneAddress: true }),
       goal: GOAL.checkouts,
       halfRateP99: CHECKOUT_HALF_RATE_P99_MS,
     },
@@ -610,6 +618,15 @@ async function main() {
             failed = true;
           }
           halfGoal = { rate, answered: steady.answered, p50: steady.p50, p99: steady.p99 };
+          if (benchPath.oneAddress) {
+            await quietDatabase(databaseUrl, appName);
+            const one = await steadyRate(server.url, benchPath.oneAddress, rate, duration);
+            if (one.failed) {
+              console.error(`${benchPath.name} from one address at a steady ${rate} req/s: ${one.failed} failed or not 2xx`);
+              failed = true;
+            }
+            halfGoal.oneAddress = { answered: one.answered, p50: one.p50, p99: one.p99 };
+          }
         }
         results.push({
           half,
@@ -642,7 +659,11 @@ async function main() {
           const h = r.halfGoal;
           console.log(
             `${r.path.name} at half the goal's rate (${groupDigits(h.rate)} req/s asked: ${r.path.goal! / 2} % of the hello beside it), ` +
-              `evenly spaced (${groupDigits(h.answered)} answered): p50 ${h.p50} ms, p99 ${h.p99} ms (${verdict(h.p99)})`,
+              `evenly spaced (${groupDigits(h.answered)} answered): p50 ${h.p50} ms, p99 ${h.p99} ms (${verdict(h.p99)})` +
+              (h.oneAddress
+                ? `; every request from one address, as before checkout-6 (${groupDigits(h.oneAddress.answered)} answered): ` +
+                  `p50 ${h.oneAddress.p50} ms, p99 ${h.oneAddress.p99} ms`
+                : ''),
           );
         }
       }

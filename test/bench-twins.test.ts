@@ -143,6 +143,8 @@ describe('the hand-written twins', () => {
     const sent = customers.map(() => next().headers?.['x-forwarded-for']);
     expect(sent).toEqual(customers.map((c) => c.clientIp));
     expect(new Set(sent).size).toBe(3);
+    // The reading before checkout-6: every request from the bench's own address.
+    expect(checkoutRequests(customers, { oneAddress: true })().headers).not.toHaveProperty('x-forwarded-for');
     // A twin trusting one proxy (as bench-service-env.ts has the services) counts the forwarded address.
     const proxied = await twinApp(server.db.orm.config.get('clientUrl'), { ...server.config, trustProxy: { hops: 1 } });
     const behind = http.createServer(proxied.app);
