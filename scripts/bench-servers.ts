@@ -160,7 +160,12 @@ async function main(kind: string): Promise<void> {
     const { openDatabase } = await import('../src/db/orm');
     const config = loadConfig(process.env);
     // As src/main.ts opens it: the pool size and session limits are part of what is measured.
-    const db = await openDatabase({ databaseUrl: config.databaseUrl, poolMax: config.database.poolMax, limits: config.database });
+    const db = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      poolMax: config.database.poolMax,
+      limits: config.database,
+      sessionName: config.database.sessionName,
+    });
     const app = await createApp(config, db.orm, createLogger('silent'));
     if (process.env.BENCH_CPU_PROFILE) await profileOnSignal(process.env.BENCH_CPU_PROFILE);
     if (process.env.BENCH_MEMORY_LOG) logMemory(process.env.BENCH_MEMORY_LOG);

@@ -475,7 +475,7 @@ async function main() {
     };
     delete env.REDIS_URL;
     delete env.BENCH_RECORD_SQL;
-    // The servers' connections carry this name (pg reads PGAPPNAME), so the bench can find the
+    // The servers' connections carry this name (the service names its sessions after PGAPPNAME: config.ts), so the bench can find the
     // queries they leave running (quietDatabase).
     const appName = `bench-${process.pid}`;
     env.PGAPPNAME = appName;

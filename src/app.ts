@@ -231,6 +231,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
 
   outboxSettings.reminderAfterSeconds = Math.floor(config.orders.acceptTimeoutSeconds / 2);
   outboxSettings.acceptTimeoutSeconds = config.orders.acceptTimeoutSeconds;
+  outboxSettings.sessionName = config.database.sessionName;
   connectEventOutbox(eventOutbox);
   const notifications = new OutboxWorker(
     orm.em,

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { parseProxyTrust, ProxyTrust } from './common/client-ip';
+import { DEFAULT_SESSION_NAME } from './common/session-name';
 
 export type Environment = 'development' | 'test' | 'production';
 export type OtpSenderKind = 'log' | 'whatsapp';
@@ -80,6 +81,8 @@ export interface Config {
     acquireTimeoutMs: number;
     /** /readyz answers 503 when the database (or Redis) has not answered within this. */
     readyTimeoutMs: number;
+    /** PGAPPNAME: what the service's sessions are named after in pg_stat_activity (common/session-name.ts). */
+    sessionName: string;
   };
   websocket: {
     /** Larger frames close the socket (1009) before they are buffered. */
@@ -373,6 +376,7 @@ export function loadConfig(env: Env = process.env): Config {
       idleInTransactionTimeoutMs: int('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000, 100, 3_600_000),
       acquireTimeoutMs: int('DB_ACQUIRE_TIMEOUT_MS', 5_000, 10, 600_000),
       readyTimeoutMs: int('READY_TIMEOUT_MS', 1_000, 50, 60_000),
+      sessionName: sessionName(read('PGAPPNAME'), problems),
     },
     websocket: {
       maxPayloadBytes: int('WS_MAX_PAYLOAD_BYTES', 32 * 1024, 1024, 1024 * 1024),
@@ -517,6 +521,16 @@ function origins(raw: string | undefined, problems: string[], name = 'CORS_ORIGI
     if (!ok) problems.push(`${name} entry "${origin}" must be an origin such as https://dashboard.example.com`);
   }
   return list;
+}
+
+/**
+ * PGAPPNAME names the service's sessions (`<name> <pid>-<pool>`, common/session-name.ts): at most
+ * 40 visible ASCII characters, so that the whole name fits PostgreSQL's 63 bytes and reads the same.
+ */
+function sessionName(raw: string | undefined, problems: string[]): string {
+  if (raw === undefined) return DEFAULT_SESSION_NAME;
+  if (!/^[!-~]{1,40}$/.test(raw)) problems.push(`PGAPPNAME must be 1 to 40 visible ASCII characters without spaces (got "${raw}")`);
+  return raw;
 }
 
 function isTerminal(): boolean {

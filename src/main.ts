@@ -32,6 +32,7 @@ async function main() {
     logger,
     poolMax: config.database.poolMax,
     limits: config.database,
+    sessionName: config.database.sessionName,
   });
   await seedDemoCityOnFirstStart(db.orm, config, logger);
   const app = await createApp(config, db.orm, logger);

@@ -161,6 +161,16 @@ describe('loadConfig: bad values name their variable', () => {
     expect(problems[0]).toMatch(/^PHONE_DEFAULT_COUNTRY /);
   });
 
+  it('PGAPPNAME names the sessions (delivery by default); a name PostgreSQL would cut or alter is refused', () => {
+    expect(loadConfig({}).database.sessionName).toBe('delivery');
+    expect(loadConfig({ PGAPPNAME: 'bench-123' }).database.sessionName).toBe('bench-123');
+    for (const name of ['two words', 'x'.repeat(41), 'café']) {
+      expect(problemsOf({ PGAPPNAME: name })).toEqual([
+        `PGAPPNAME must be 1 to 40 visible ASCII characters without spaces (got "${name}")`,
+      ]);
+    }
+  });
+
   it('other variables: NODE_ENV, LOG_LEVEL, TRUST_PROXY, DATABASE_URL, REDIS_URL', () => {
     const problems = problemsOf({
       NODE_ENV: 'staging',

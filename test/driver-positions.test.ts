@@ -75,6 +75,19 @@ describe('POST /api/v1/driver/location', () => {
     expect((await locate(customer.token, near())).status).toBe(403);
   });
 
+  it('refuses a run of small jumps that together outrun a car: the slack is granted once, not once per position', async () => {
+    const driver = await onlineDriver(t.server, near());
+    const answers = [];
+    for (let i = 1; i <= 4; i++) answers.push(await locate(driver.token, northOf(near(), 0.45 * i))); // 450 m each, at once
+    expect(answers.map((a) => a.status)).toEqual([200, 422, 422, 422]);
+    expect(answers[1].body.errors.latitude[0]).toMatch(/car could drive/);
+    // The one kept is the first jump's, written at the next flush.
+    await until(
+      async () => (await sql('select latitude from drivers'))[0].latitude === northOf(near(), 0.45).lat,
+      'the first jump written',
+    );
+  });
+
   it("goes to the orders the driver carries only: another driver's positions never reach its follower", async () => {
     const driver = await onlineDriver(t.server, near());
     const { id, sub } = await carried(driver);
@@ -173,6 +186,40 @@ describe('POST /api/v1/driver/location', () => {
     expect(refused.body.errors[0].extensions).toMatchObject({
       code: 'VALIDATION',
       fields: { latitude: [expect.stringMatching(/car could drive/)] },
+    });
+  });
+});
+
+describe('mutation goOnline(position)', () => {
+  const goOnline = (token: string, p: { lat: number; lng: number }) =>
+    t.server.http.graphql(
+      `mutation($p: PositionInput) { goOnline(position: $p) { id isOnline latitude longitude } }`,
+      { p: { latitude: p.lat, longitude: p.lng } },
+      { token },
+    );
+
+  it('refuses a position far outside the area served, or farther than a car could drive, as a reported one; changes nothing', async () => {
+    const driver = await onlineDriver(t.server, near());
+    await t.server.http.post('/api/v1/driver/offline', undefined, { token: driver.token });
+    const before = await sql('select is_online, latitude, longitude, location_updated_at from drivers');
+    for (const [p, message] of [
+      [{ lat: near().lat, lng: near().lng + 5 }, /outside the area/], // ~460 km east
+      [northOf(near(), 5), /car could drive/], // 5 km a moment after the last position
+    ] as const) {
+      const refused = await goOnline(driver.token, p);
+      expect(refused.body.data).toBeNull();
+      expect(refused.body.errors[0].extensions).toMatchObject({
+        code: 'VALIDATION',
+        fields: { latitude: [expect.stringMatching(message)] },
+      });
+    }
+    expect(await sql('select is_online, latitude, longitude, location_updated_at from drivers')).toEqual(before);
+    const to = northOf(near(), 0.2);
+    expect((await goOnline(driver.token, to)).body.data.goOnline).toEqual({
+      id: driver.driverId,
+      isOnline: true,
+      latitude: roundCoordinate(to.lat),
+      longitude: roundCoordinate(to.lng),
     });
   });
 });

@@ -19,6 +19,7 @@ beforeAll(async () => {
   db = await openTestDatabase({
     poolMax: 2,
     limits: { statementTimeoutMs: 1000, lockTimeoutMs: 200, idleInTransactionTimeoutMs: 30_000, acquireTimeoutMs: 200 },
+    sessionName: 'em-test', // as config's database.sessionName (PGAPPNAME) gives it
   });
 }, 60_000);
 
@@ -62,6 +63,7 @@ describe('executePrepared', () => {
     const settings = `select current_setting('statement_timeout') as statement, current_setting('lock_timeout') as lock,
                              current_setting('idle_in_transaction_session_timeout') as idle, current_setting('application_name') as app`;
     expect(await executePrepared(em, settings, [])).toEqual(await em.execute(settings));
+    expect((await em.execute(settings))[0].app).toMatch(new RegExp(`^em-test ${process.pid}-\\d+$`));
   });
 
   it('answers a busy fault (503) when no read connection comes free within the acquire timeout', async () => {

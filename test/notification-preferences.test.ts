@@ -89,6 +89,34 @@ describe('GET/PUT notification preferences', () => {
     expect(graphql.body.errors[0].message).toMatch(/sms/);
   });
 
+  it('keeps every field of PUTs sent at once, the first ones included (no 500, no field lost)', async () => {
+    const bodies = [{ channels: { push: false } }, { channels: { whatsapp: false } }, { kinds: { promotions: true } }];
+    for (const token of [t.w.customer.token, t.w.owner.token]) {
+      const answers = await Promise.all(bodies.map((body) => put(body, CUSTOMER_PATH, token)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      const now = await t.server.http.get(CUSTOMER_PATH, { token });
+      expect(now.body.data).toEqual({
+        ...DEFAULTS,
+        channels: { push: false, whatsapp: false, web_push: true },
+        kinds: { order_updates: true, promotions: true },
+      });
+    }
+  });
+
+  it('names unknown keys as sent, those of every object (__proto__, constructor, toString) too, with 422, writing nothing', async () => {
+    const cases: [string, string][] = [
+      ['{"__proto__": {"push": false}}', '__proto__'],
+      ['{"constructor": 1}', 'constructor'],
+      ['{"channels": {"__proto__": {}}}', 'channels.__proto__'],
+      ['{"channels": {"toString": true}}', 'channels.toString'], // as sent, not snake_cased
+    ];
+    for (const [raw, field] of cases) {
+      const res = await t.server.http.request('PUT', CUSTOMER_PATH, undefined, { token: t.w.customer.token, raw });
+      expect([res.status, Object.keys(res.body.errors ?? {})]).toEqual([422, [field]]);
+    }
+    expect(await sql(`select count(*)::int as n from notification_preferences`)).toEqual([{ n: 0 }]);
+  });
+
   it('are in /openapi.json', async () => {
     const { body } = await t.server.http.get('/openapi.json');
     for (const path of [CUSTOMER_PATH, STORE_PATH]) expect(Object.keys(body.paths[path]).sort()).toEqual(['get', 'put']);
@@ -163,7 +191,7 @@ describe('the outbox honours them', () => {
     // Named as the service's sessions are (orm.ts): another application's transaction does not hold the look-back (next test).
     const checkout = new Client({
       connectionString: t.server.db.orm.config.get('clientUrl'),
-      application_name: `${sessionNamePrefix()}test`,
+      application_name: `${sessionNamePrefix(t.server.config.database.sessionName)}test`,
     });
     await checkout.connect();
     try {

@@ -1,5 +1,6 @@
 /** What every request meets before any route: probes, 404s, body parsing and request ids. */
 import { startTestServer, TestServer } from './helpers/server';
+import { registerCustomer } from './helpers/auth';
 
 let server: TestServer;
 
@@ -59,6 +60,20 @@ describe('malformed JSON body', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: 'The request body is not valid JSON.' });
     expect(server.whatsapp.messages).toHaveLength(0);
+  });
+
+  it('answers 400 for an array where the fields are expected (strict rows too), and changes nothing', async () => {
+    const { token } = await registerCustomer(server);
+    server.whatsapp.reset();
+    for (const [method, path] of [
+      ['POST', '/v1/auth/customer/send-otp'],
+      ['PUT', '/api/v1/customer/notification-preferences'],
+    ]) {
+      const res = await server.http.request(method, path, undefined, { token, raw: '[{"phone_number": "+15550000001"}, 1]' });
+      expect([res.status, res.body]).toEqual([400, { message: 'The request body must be a JSON object.' }]);
+    }
+    expect(server.whatsapp.messages).toHaveLength(0);
+    expect(await server.db.orm.em.fork().execute('select user_id from notification_preferences')).toEqual([]);
   });
 });
 

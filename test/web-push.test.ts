@@ -182,6 +182,9 @@ describe('refusals: the service must not become a request forger', () => {
     ['https://push.localhost/send/abc', /public host/],
     ['https://intranet/send/abc', /public host/],
     ['https://metadata.internal/computeMetadata', /public host/],
+    ['https://push.localhost../send/abc', /public host/],
+    ['https://127.0.0.1../send/abc', /public host/],
+    ['https://push..example.com/send/abc', /public host/],
     ['https://127.0.0.1/send/abc', /IP address/],
     ['https://0x7f.1/send/abc', /IP address/],
     ['https://2130706433/send/abc', /IP address/],
@@ -218,6 +221,11 @@ describe('refusals: the service must not become a request forger', () => {
     }
     const extra = await save(t.w.owner.token, { ...browser, owner_id: 1 });
     expect([extra.status, Object.keys(extra.body.errors)]).toEqual([422, ['owner_id']]);
+    for (const key of ['__proto__', 'constructor']) {
+      const raw = JSON.stringify({ ...browser, [key]: 1 });
+      const named = await t.server.http.request('POST', '/api/v1/store/web-push/subscriptions', undefined, { token: t.w.owner.token, raw });
+      expect([named.status, Object.keys(named.body.errors ?? {})]).toEqual([422, [key]]);
+    }
     expect(await sql(`select id from web_push_subscriptions`)).toEqual([]);
   });
 

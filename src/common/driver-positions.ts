@@ -27,6 +27,8 @@ export interface DriverPositionsService {
    * `emOf` is called only when the database must be read (a driver or the area not known yet).
    */
   report(emOf: () => EntityManager, userId: number, latitude: number, longitude: number): Promise<DriverState>;
+  /** Refuses (422) a position the caller could not be at, as `report` does, keeping nothing (a position sent with going online). */
+  check(emOf: () => EntityManager, userId: number, latitude: number, longitude: number): Promise<unknown>;
   /** A driver's row changed elsewhere in this instance (availability): what is known follows it. */
   noteRow(row: Record<string, unknown> & { id: number }): void;
   /** The latest position this instance knows of a driver (written or not), if any. */

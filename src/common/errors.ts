@@ -38,6 +38,16 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
 /** Field path (dotted, e.g. `items.0.quantity`) -> messages. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * Adds a message under a path. The paths are the client's own keys (`__proto__`, `constructor`
+ * included): `fieldErrors()` makes the map they go in, with no prototype for them to hit.
+ */
+export function addFieldError(errors: FieldErrors, path: string, ...messages: string[]): void {
+  (Object.hasOwn(errors, path) ? errors[path] : (errors[path] = [])).push(...messages);
+}
+
+export const fieldErrors = (): FieldErrors => Object.create(null) as FieldErrors;
+
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,

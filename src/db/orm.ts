@@ -11,7 +11,7 @@ import { Pool, PoolConfig } from 'pg';
 import { AppEntityManager, Orm, unnamedStatementsOnly, useReadPool } from '../common/entity-manager';
 import { startEmbeddedDatabase } from './embedded';
 import { Logger } from '../common/logger';
-import { sessionNamePrefix } from '../common/session-name';
+import { DEFAULT_SESSION_NAME, sessionNamePrefix } from '../common/session-name';
 
 /** Compiled code runs migrations from dist/, sources (jest, scripts) from migrations/. */
 const runningTs = __filename.endsWith('.ts');
@@ -29,7 +29,13 @@ export interface SessionLimits {
 /** Pools made by this process: each gets its own application_name. */
 let pools = 0;
 
-export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, limits?: SessionLimits): Options<PostgreSqlDriver> {
+export function ormOptions(
+  clientUrl: string,
+  poolMax = 10,
+  logger?: Logger,
+  limits?: SessionLimits,
+  sessionName = DEFAULT_SESSION_NAME,
+): Options<PostgreSqlDriver> {
   const settings = limits
     ? `set statement_timeout = ${Math.floor(limits.statementTimeoutMs)}; set lock_timeout = ${Math.floor(limits.lockTimeoutMs)}; ` +
       `set idle_in_transaction_session_timeout = ${Math.floor(limits.idleInTransactionTimeoutMs)}`
@@ -60,7 +66,7 @@ export function ormOptions(clientUrl: string, poolMax = 10, logger?: Logger, lim
     },
     driverOptions: {
       // Names this pool's sessions in pg_stat_activity (poolConnections, the reminder pass, operators' queries).
-      connection: { application_name: `${sessionNamePrefix()}${process.pid}-${++pools}` },
+      connection: { application_name: `${sessionNamePrefix(sessionName)}${process.pid}-${++pools}` },
       ...(limits && { acquireConnectionTimeout: limits.acquireTimeoutMs }),
     },
     migrations: {
@@ -116,6 +122,8 @@ export async function openDatabase(opts: {
   /** The serving pool's size and session limits (the app's); scripts leave them out. */
   poolMax?: number;
   limits?: SessionLimits;
+  /** What the sessions are named after (config's `database.sessionName`, PGAPPNAME); `delivery` unless given. */
+  sessionName?: string;
 }): Promise<Database> {
   const embedded = opts.databaseUrl ? undefined : await startEmbeddedDatabase(opts.dataDir);
   try {
@@ -124,14 +132,14 @@ export async function openDatabase(opts: {
     if (opts.migrate !== false && opts.limits) {
       // A migration may rightly run longer than a request may: it gets its own, unlimited pool.
       // Two connections: one holds the migration lock, the other applies the migrations.
-      const migrator = await MikroORM.init(ormOptions(url, 2, opts.logger));
+      const migrator = await MikroORM.init(ormOptions(url, 2, opts.logger, undefined, opts.sessionName));
       try {
         await migrate(migrator, Boolean(embedded), opts.logger);
       } finally {
         await migrator.close(true);
       }
     }
-    const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits));
+    const orm = await MikroORM.init(ormOptions(url, poolMax, opts.logger, opts.limits, opts.sessionName));
     if (embedded) unnamedStatementsOnly(orm);
     if (opts.migrate !== false && !opts.limits) await migrate(orm, Boolean(embedded), opts.logger);
     const reads = opts.limits && !embedded ? readPool(orm, poolMax, opts.limits, opts.logger) : undefined;

@@ -5,7 +5,7 @@
  */
 import { Request, RequestHandler, Response, Router } from 'express';
 import { DocumentNode, GraphQLInputType, GraphQLSchema, Kind, OperationDefinitionNode, specifiedRules, validate } from 'graphql';
-import { FieldErrors, routeNotFound, validationFailed } from '../common/errors';
+import { addFieldError, AppError, FieldErrors, fieldErrors, routeNotFound, validationFailed } from '../common/errors';
 import { assertSignedIn, Context, SIGNED_IN } from '../context';
 import { controlCharacterErrors } from '../graphql/control-characters';
 import { limitRules, parseLimited } from '../graphql/limits';
@@ -131,6 +131,8 @@ function envelope(route: RestRoute, value: Record<string, unknown> | null) {
 }
 
 async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request): Promise<Record<string, unknown>> {
+  // The JSON parser takes objects and arrays: an array names no field, whatever the row reads.
+  if (Array.isArray(req.body)) throw new AppError('BAD_REQUEST', 'The request body must be a JSON object.');
   const reader = new VariableReader();
   const body = isObject(req.body) ? req.body : {};
   const query = req.query as Record<string, unknown>;
@@ -165,11 +167,11 @@ async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: R
 /** Reading problems, plus the rule problems of what could be read (not those of a field reading refused). */
 function withRuleErrors(reading: FieldErrors, rules: FieldErrors): FieldErrors {
   const refused = Object.keys(reading);
-  const merged = { ...reading };
+  const merged = Object.assign(fieldErrors(), reading);
   for (const [path, messages] of Object.entries(rules)) {
     const restPath = path.split('.').map(snakeCase).join('.');
     if (refused.some((r) => restPath === r || restPath.startsWith(`${r}.`))) continue;
-    (merged[restPath] ??= []).push(...messages);
+    addFieldError(merged, restPath, ...messages);
   }
   return merged;
 }

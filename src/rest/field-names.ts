@@ -4,7 +4,7 @@
  * mention, here and nowhere else, so no service has to know which way a request came in.
  */
 import { GraphQLSchema, isInputObjectType, isObjectType } from 'graphql';
-import { FieldErrors } from '../common/errors';
+import { addFieldError, FieldErrors, fieldErrors } from '../common/errors';
 
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -14,9 +14,9 @@ const CAMEL_WORD = /\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g;
 export type FieldRenamer = (fields: FieldErrors) => FieldErrors;
 
 /**
- * Renames keys segment by segment (`items.0.productId` -> `items.0.product_id`) and, in
- * messages, every camelCase word that is an input field or argument of the schema (so a
- * quoted product or option name is left as it is).
+ * Renames, in keys segment by segment (`items.0.productId` -> `items.0.product_id`) and in
+ * messages word by word, every camelCase name that is an input field or argument of the schema
+ * (so a quoted product or option name, or an unknown key the client sent, is left as it is).
  */
 export function restFieldRenamer(schema: GraphQLSchema): FieldRenamer {
   const names = new Set<string>();
@@ -26,10 +26,14 @@ export function restFieldRenamer(schema: GraphQLSchema): FieldRenamer {
   }
   const renameWords = (text: string) => text.replace(CAMEL_WORD, (word) => (names.has(word) ? snakeCase(word) : word));
   return (fields) => {
-    const renamed: FieldErrors = {};
+    const renamed = fieldErrors();
     for (const [path, messages] of Object.entries(fields)) {
-      const restPath = path.split('.').map(snakeCase).join('.');
-      (renamed[restPath] ??= []).push(...messages.map(renameWords));
+      // Only the schema's names are renamed: a key the client sent that the schema does not know is named as sent.
+      const restPath = path
+        .split('.')
+        .map((segment) => (names.has(segment) ? snakeCase(segment) : segment))
+        .join('.');
+      addFieldError(renamed, restPath, ...messages.map(renameWords));
     }
     return renamed;
   };

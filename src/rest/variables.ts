@@ -18,7 +18,7 @@ import {
   typeFromAST,
   VariableDefinitionNode,
 } from 'graphql';
-import { FieldErrors } from '../common/errors';
+import { addFieldError, fieldErrors } from '../common/errors';
 import { snakeCase } from './field-names';
 
 export function variableType(schema: GraphQLSchema, definition: VariableDefinitionNode): GraphQLInputType {
@@ -32,7 +32,7 @@ const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 export type ValueSource = 'text' | 'json';
 
 export class VariableReader {
-  readonly errors: FieldErrors = {};
+  readonly errors = fieldErrors();
 
   /** `undefined` result means "leave the variable out". */
   read(value: unknown, type: GraphQLInputType, path: string, source: ValueSource): unknown {
@@ -126,7 +126,7 @@ export class VariableReader {
   }
 
   private fail(path: string, message: string): undefined {
-    (this.errors[path] ??= []).push(message);
+    addFieldError(this.errors, path, message);
     return undefined;
   }
 }

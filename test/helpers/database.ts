@@ -18,7 +18,9 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
  * besides the pid: a run killed before its teardown leaves its databases behind, and a later
  * process may reuse the pid.
  */
-export async function openTestDatabase(serving: { poolMax?: number; limits?: SessionLimits } = {}): Promise<Database> {
+export async function openTestDatabase(
+  serving: { poolMax?: number; limits?: SessionLimits; sessionName?: string } = {},
+): Promise<Database> {
   const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (!serverUrl) return openDatabase({ ...serving });
   const url = new URL(serverUrl);

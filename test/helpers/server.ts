@@ -77,7 +77,9 @@ export async function startTestServer(
     ...env,
   });
   // The serving pool as in production: its size and session limits come from the config.
-  const db = shared ?? (await openTestDatabase({ poolMax: config.database.poolMax, limits: config.database }));
+  const db =
+    shared ??
+    (await openTestDatabase({ poolMax: config.database.poolMax, limits: config.database, sessionName: config.database.sessionName }));
   const logger = options.logs ? createLogger('info', 'json', options.logs) : createLogger(config.logLevel);
   const app = await createApp(config, db.orm, logger, { clock: options.clock });
   await new Promise<void>((resolve) => app.httpServer.listen(0, '127.0.0.1', resolve));

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared, PreparedValue } from '../../common/entity-manager';
-import { sessionNamePrefix } from '../../common/session-name';
+import { DEFAULT_SESSION_NAME, sessionNamePrefix } from '../../common/session-name';
 import type { EventOutbox, OutboxCause, OutboxEventFacts } from '../../common/event-outbox';
 
 export type Recipient = 'customer' | 'owner' | 'driver';
@@ -30,11 +30,12 @@ export const KINDS = {
 export type NotificationKind = keyof typeof KINDS;
 
 /**
- * Settings the app sets once (createApp): the reminder's delay after a new order and the
- * deadline after which the order is rejected (no reminder then). `enabled` is off only in the
- * notifications benchmark's "without" runs (scripts/bench-notifications.ts).
+ * Settings the app sets once (createApp): the reminder's delay after a new order, the
+ * deadline after which the order is rejected (no reminder then) and the name of the service's
+ * sessions (config's `database.sessionName`). `enabled` is off only in the notifications
+ * benchmark's "without" runs (scripts/bench-notifications.ts).
  */
-export const outboxSettings = { reminderAfterSeconds: 300, acceptTimeoutSeconds: 600, enabled: true };
+export const outboxSettings = { reminderAfterSeconds: 300, acceptTimeoutSeconds: 600, sessionName: DEFAULT_SESSION_NAME, enabled: true };
 
 /** Wakes this process's workers after a commit that wrote rows (polling covers other instances). */
 export const outboxSignal = new EventEmitter();
@@ -242,7 +243,7 @@ export async function remindUnanswered(
          where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()
            and starts_with(a.application_name, ?)))::text as mark
      from (select now() - make_interval(secs => ?) as horizon) h`,
-    [outboxSettings.acceptTimeoutSeconds, sessionNamePrefix(), outboxSettings.reminderAfterSeconds],
+    [outboxSettings.acceptTimeoutSeconds, sessionNamePrefix(outboxSettings.sessionName), outboxSettings.reminderAfterSeconds],
   );
   let after = { placedAt: since ?? '-infinity', orderId: 0 };
   let examined = 0;

@@ -24,21 +24,24 @@ export async function updatePreferences(ctx: Context, input: NotificationPrefere
   if (input.quietHours && !validTimeZone(input.quietHours.timezone)) {
     throw invalidField('quiet_hours.timezone', 'The timezone must be an IANA time zone such as Africa/Casablanca.');
   }
-  const row =
-    (await ctx.em.findOne(NotificationPreference, { user: viewer.userId })) ??
-    ctx.em.create(NotificationPreference, { user: viewer.userId });
   const { channels, kinds, quietHours } = input;
-  if (channels?.push != null) row.push = channels.push;
-  if (channels?.whatsapp != null) row.whatsapp = channels.whatsapp;
-  if (channels?.webPush != null) row.webPush = channels.webPush;
-  if (kinds?.promotions != null) row.promotions = kinds.promotions;
+  // Only the fields sent, by column; one upsert, so that PUTs at once (the first ones included) each keep theirs.
+  const sent: [column: string, value: unknown][] = [];
+  if (channels?.push != null) sent.push(['push', channels.push]);
+  if (channels?.whatsapp != null) sent.push(['whatsapp', channels.whatsapp]);
+  if (channels?.webPush != null) sent.push(['web_push', channels.webPush]);
+  if (kinds?.promotions != null) sent.push(['promotions', kinds.promotions]);
   if (quietHours !== undefined) {
-    row.quietStart = quietHours?.start ?? null;
-    row.quietEnd = quietHours?.end ?? null;
-    row.quietTimezone = quietHours?.timezone ?? null;
+    sent.push(['quiet_start', quietHours?.start ?? null], ['quiet_end', quietHours?.end ?? null]);
+    sent.push(['quiet_timezone', quietHours?.timezone ?? null]);
   }
-  await ctx.em.flush();
-  return view(row);
+  const [row] = await ctx.em.execute<Record<string, unknown>[]>(
+    `insert into notification_preferences (user_id${sent.map(([c]) => `, ${c}`).join('')}) values (?${sent.map(() => ', ?').join('')})
+     on conflict (user_id) do update set updated_at = now()${sent.map(([c]) => `, ${c} = excluded.${c}`).join('')}
+     returning *`,
+    [viewer.userId, ...sent.map(([, value]) => value)],
+  );
+  return view(ctx.em.map(NotificationPreference, row));
 }
 
 function validTimeZone(zone: string): boolean {

@@ -37,7 +37,8 @@ export function endpointProblem(endpoint: string, allowed: readonly string[]): s
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '');
   if (isIP(host)) return 'The endpoint must name its host, not an IP address.';
-  if (!host.includes('.') || PRIVATE_NAME.test(host)) return 'The endpoint must be on a public host.';
+  // An empty label (`push.localhost..`, `a..b`) is no public name: it only hides the one before it.
+  if (!host.includes('.') || host.split('.').includes('') || PRIVATE_NAME.test(host)) return 'The endpoint must be on a public host.';
   return null;
 }
 

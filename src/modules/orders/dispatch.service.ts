@@ -21,6 +21,8 @@ export const DRIVER_SEARCH_RADIUS_KM = 15;
 
 export async function setOnline(ctx: Context, online: boolean, position?: { latitude: number; longitude: number }): Promise<Driver> {
   const driver = await requireDriver(ctx);
+  // A position sent with going online is a claim like any other (422 when implausible).
+  if (position) await ctx.services.positions.check(() => ctx.em, viewerOf(ctx).userId, position.latitude, position.longitude);
   const { row, events } = await ctx.em.transactional(async (tx) => {
     const row = await setAvailability(tx, driver.id, online, position);
     return { row, events: online ? await assignWaitingOrder(tx, driver.id) : [] };
