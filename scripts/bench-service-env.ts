@@ -15,4 +15,7 @@ export const BENCH_SERVICE_ENV = {
   // limits are still counted (their statements are part of a checkout's cost), never reached.
   ORDERS_PER_CUSTOMER_PER_MINUTE: '1000000',
   ORDERS_PER_IP_PER_MINUTE: '1000000',
+  // The bench's client stands where a deployment's load balancer stands: the checkouts path sends
+  // each customer's own address as X-Forwarded-For (bench-customers.ts `checkoutRequests`).
+  TRUST_PROXY: '1',
 } as const;

@@ -26,7 +26,9 @@
  * whose p99 the issue bounds (printed under the table), at both readings of "half that rate"
  * (docs/decisions.md, "Checkout"): half the rate it reached under load, by autocannon
  * (bursts at each second's start) and evenly spaced (`steadyRate`), and half the goal's rate
- * (half its share of the Express hello beside it), evenly spaced. Its twin (bench-twins/checkout.ts) sends
+ * (half its share of the Express hello beside it), evenly spaced; at that rate once more with every
+ * request from the bench's own address (the reading before each customer had an address of their
+ * own, docs/perf/2026-11-27-checkout-6.md). Its twin (bench-twins/checkout.ts) sends
  * the service's statements by its builders; the comparison sends one request (one key) to both
  * at once, so whichever claims the key second answers the first's order, byte for byte.
  * `fanout` (issue 26; scripts/bench-fanout.ts) is not an autocannon path: one order's events to
@@ -76,6 +78,11 @@ interface BenchPath {
   twin?: string;
   /** p99 the issue bounds at half the rate reached under load, ms: the path runs a second time at that rate. */
   halfRateP99?: number;
+  /**
+   * The path's requests all from the bench's own address, as the checkouts path sent them before
+   * checkout-6: run at half the goal's rate beside the path's own reading, printed beside it.
+   */
+  oneAddress?: () => BenchRequest;
 }
 
 interface Result {
@@ -95,7 +102,7 @@ interface Result {
   /** The run at half the loaded rate (paths with `halfRateP99`). */
   half?: { rate: number; rps: number; p50: number; p99: number; steady: { answered: number; p50: number; p99: number } };
   /** Evenly spaced at half the goal's rate (half `goal` % of the hello beside it; paths with `halfRateP99` and a goal). */
-  halfGoal?: { rate: number; answered: number; p50: number; p99: number };
+  halfGoal?: { rate: number; answered: number; p50: number; p99: number; oneAddress?: { answered: number; p50: number; p99: number } };
 }
 
 async function cityDatabase(stores: number): Promise<string> {
@@ -132,16 +139,37 @@ async function quietDatabase(databaseUrl: string, appName: string): Promise<void
  * Notifications an earlier run's checkouts left pending in the bench database: the services'
  * workers would send them during this run's loads (100,000 of them once, billed to the read paths;
  * docs/perf/2026-11-27-read-paths-2.md). Checkouts of this run still write and send theirs.
+ * Then the written tables are vacuumed (`WRITTEN_TABLES`).
  */
-async function dropPendingNotifications(databaseUrl: string): Promise<void> {
+async function tidyWrittenTables(databaseUrl: string): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query(`delete from notification_outbox where status = 'pending'`);
+    await client.query(`vacuum (analyze) ${WRITTEN_TABLES.join(', ')}`);
   } finally {
     await client.end();
   }
 }
+
+/**
+ * The tables the bench's write paths (checkouts, positions) and the services' notification
+ * workers churn, vacuumed and analysed before each city's loads, as autovacuum keeps them in a
+ * deployment. The bench city is kept from run to run on a server that may run without
+ * autovacuum (this project's CI server does), and there the dead rows of every earlier run
+ * stayed: the workers' claim walked each processed outbox row's dead index entries, a cost that
+ * grew with every run (docs/perf/2026-11-27-checkout-6.md).
+ */
+const WRITTEN_TABLES = [
+  'orders',
+  'order_items',
+  'order_item_extras',
+  'order_events',
+  'idempotency_keys',
+  'notification_outbox',
+  'rate_limits',
+  'drivers',
+];
 
 /**
  * Requests of a path one at a time, for `seconds` (at least five, at most 200), and their
@@ -289,6 +317,7 @@ function benchPaths(sample: { id: number; slug: string }[], drivers: BenchDriver
       kind: 'service',
       next: () => '/api/v1/customer/orders',
       request: checkoutRequests(customers),
+      oneAddress: checkoutRequests(customers, { oneAddress: true }),
       goal: GOAL.checkouts,
       halfRateP99: CHECKOUT_HALF_RATE_P99_MS,
     },
@@ -501,7 +530,7 @@ async function main() {
       }
     }
 
-    await dropPendingNotifications(databaseUrl);
+    await tidyWrittenTables(databaseUrl);
     const servers = new Map<ServerKind, Server>();
     try {
       for (const kind of new Set(paths.map((p) => p.kind))) servers.set(kind, await startServer(kind, env));
@@ -589,6 +618,15 @@ async function main() {
             failed = true;
           }
           halfGoal = { rate, answered: steady.answered, p50: steady.p50, p99: steady.p99 };
+          if (benchPath.oneAddress) {
+            await quietDatabase(databaseUrl, appName);
+            const one = await steadyRate(server.url, benchPath.oneAddress, rate, duration);
+            if (one.failed) {
+              console.error(`${benchPath.name} from one address at a steady ${rate} req/s: ${one.failed} failed or not 2xx`);
+              failed = true;
+            }
+            halfGoal.oneAddress = { answered: one.answered, p50: one.p50, p99: one.p99 };
+          }
         }
         results.push({
           half,
@@ -621,7 +659,11 @@ async function main() {
           const h = r.halfGoal;
           console.log(
             `${r.path.name} at half the goal's rate (${groupDigits(h.rate)} req/s asked: ${r.path.goal! / 2} % of the hello beside it), ` +
-              `evenly spaced (${groupDigits(h.answered)} answered): p50 ${h.p50} ms, p99 ${h.p99} ms (${verdict(h.p99)})`,
+              `evenly spaced (${groupDigits(h.answered)} answered): p50 ${h.p50} ms, p99 ${h.p99} ms (${verdict(h.p99)})` +
+              (h.oneAddress
+                ? `; every request from one address, as before checkout-6 (${groupDigits(h.oneAddress.answered)} answered): ` +
+                  `p50 ${h.oneAddress.p50} ms, p99 ${h.oneAddress.p99} ms`
+                : ''),
           );
         }
       }

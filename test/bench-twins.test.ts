@@ -126,6 +126,43 @@ describe('the hand-written twins', () => {
     expect(await count()).toBe(before + 6);
   });
 
+  it("send each bench customer's checkouts from the customer's own address, which the twin counts as the service does behind one trusted proxy", async () => {
+    const customers = await prepareCustomers(server.db.orm.config.get('clientUrl'), 3);
+    const { secret, issuer, audience } = server.config.jwt;
+    for (const c of customers) {
+      c.token = jwt.sign({}, secret, {
+        algorithm: 'HS256',
+        expiresIn: 600,
+        issuer,
+        audience,
+        subject: String(c.userId),
+        jwtid: randomUUID(),
+      });
+    }
+    const next = checkoutRequests(customers);
+    const sent = customers.map(() => next().headers?.['x-forwarded-for']);
+    expect(sent).toEqual(customers.map((c) => c.clientIp));
+    expect(new Set(sent).size).toBe(3);
+    // The reading before checkout-6: every request from the bench's own address.
+    expect(checkoutRequests(customers, { oneAddress: true })().headers).not.toHaveProperty('x-forwarded-for');
+    // A twin trusting one proxy (as bench-service-env.ts has the services) counts the forwarded address.
+    const proxied = await twinApp(server.db.orm.config.get('clientUrl'), { ...server.config, trustProxy: { hops: 1 } });
+    const behind = http.createServer(proxied.app);
+    await new Promise<void>((resolve) => behind.listen(0, '127.0.0.1', resolve));
+    try {
+      const { path, ...init } = next();
+      const res = await fetch(`http://127.0.0.1:${(behind.address() as AddressInfo).port}${path}`, init);
+      expect(res.status).toBe(201);
+      const keys = await server.db.orm.em
+        .fork()
+        .execute(`select key from rate_limits where key = ?`, [`orders:ip:${customers[0].clientIp}`]);
+      expect(keys).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => behind.close(resolve));
+      await proxied.close();
+    }
+  });
+
   it('bind the service placeholders as pg parameters, a list one per item', () => {
     expect(bind('select ? from t where id in (?) and x = ?::jsonb', [1, [2, 3], '{}'])).toEqual({
       text: 'select $1 from t where id in ($2, $3) and x = $4::jsonb',

@@ -16,6 +16,7 @@
 import express from 'express';
 import jwt, { JwtPayload } from 'jsonwebtoken';
 import { Pool, PoolClient } from 'pg';
+import { clientIp, compileTrust } from '../../src/common/client-ip';
 import { toAmount } from '../../src/common/money';
 import { FieldErrors } from '../../src/common/errors';
 import type { Config } from '../../src/config';
@@ -57,6 +58,7 @@ function inputOf(body: Body): CheckoutInput {
 
 export function checkoutRoute(app: express.Express, pool: Pool, config: Config): void {
   const { jwt: jwtConfig, rateLimits } = config;
+  const trustProxy = compileTrust(config.trustProxy);
   const recheckMs = jwtConfig.revocationRecheckSeconds * 1000;
   const clear = new Map<string, number>();
   const zonesMet = new Set<string>();
@@ -113,7 +115,7 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
       }
       const input = inputOf(req.body as Body);
       if (input.codePromo) throw new Error('the checkout twin takes no promo code');
-      const ip = req.socket.remoteAddress ?? 'unknown';
+      const ip = clientIp(req, trustProxy);
       const counted = await query<{ points: number }>(
         pool,
         countInTurnStatement([
