@@ -93,8 +93,9 @@ describe('the hand-written twins', () => {
     }
   });
 
-  it("answer the bench's checkouts as the service does: one request (one key) to both at once makes one order, answered alike", async () => {
-    const customers = await prepareCustomers(server.db.orm.config.get('clientUrl'), 3);
+  /** The bench's checkout customers, each with a token this server accepts. */
+  async function signedCustomers(n: number) {
+    const customers = await prepareCustomers(server.db.orm.config.get('clientUrl'), n);
     const { secret, issuer, audience } = server.config.jwt;
     for (const c of customers) {
       c.token = jwt.sign({}, secret, {
@@ -106,6 +107,11 @@ describe('the hand-written twins', () => {
         jwtid: randomUUID(),
       });
     }
+    return customers;
+  }
+
+  it("answer the bench's checkouts as the service does: one request (one key) to both at once makes one order, answered alike", async () => {
+    const customers = await signedCustomers(3);
     const next = checkoutRequests(customers);
     const count = async () => Number((await server.db.orm.em.fork().execute(`select count(*) as n from orders`))[0].n);
     const before = await count();
@@ -127,18 +133,7 @@ describe('the hand-written twins', () => {
   });
 
   it("send each bench customer's checkouts from the customer's own address, which the twin counts as the service does behind one trusted proxy", async () => {
-    const customers = await prepareCustomers(server.db.orm.config.get('clientUrl'), 3);
-    const { secret, issuer, audience } = server.config.jwt;
-    for (const c of customers) {
-      c.token = jwt.sign({}, secret, {
-        algorithm: 'HS256',
-        expiresIn: 600,
-        issuer,
-        audience,
-        subject: String(c.userId),
-        jwtid: randomUUID(),
-      });
-    }
+    const customers = await signedCustomers(3);
     const next = checkoutRequests(customers);
     const sent = customers.map(() => next().headers?.['x-forwarded-for']);
     expect(sent).toEqual(customers.map((c) => c.clientIp));
