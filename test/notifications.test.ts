@@ -326,6 +326,23 @@ describe('delivery', () => {
     // The owner, without a push device now, heard on WhatsApp.
     expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1);
   });
+
+  it('a push token sent without a device id (both optional, spec §4.1) is kept, the token naming the device: it hears; the same token again is the same device; logout stops it', async () => {
+    const phone = t.w.customer.user.phone_number;
+    const first = await signInDevice(t.server, phone, { pushToken: 'lone-token' });
+    await signInDevice(t.server, phone, { pushToken: 'lone-token' });
+    expect(await sql(`select device_id, push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([
+      { device_id: expect.stringMatching(/^token:[A-Za-z0-9_-]{43}$/), push_token: 'lone-token' },
+    ]);
+    const id = await order();
+    expect((await storeStep(id, 'accept')).status).toBe(200);
+    await eventually(() => expect(kinds('lone-token')).toEqual(['order_accepted']));
+    const latest = await signInDevice(t.server, phone, { pushToken: 'lone-token' });
+    expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: first })).status).toBe(200);
+    expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([{ push_token: 'lone-token' }]);
+    expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: latest })).status).toBe(200);
+    expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([{ push_token: null }]);
+  });
 });
 
 describe('bad input', () => {
