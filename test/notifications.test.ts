@@ -339,7 +339,9 @@ describe('delivery', () => {
     await eventually(() => expect(kinds('lone-token')).toEqual(['order_accepted']));
     const latest = await signInDevice(t.server, phone, { pushToken: 'lone-token' });
     expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: first })).status).toBe(200);
-    expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([{ push_token: 'lone-token' }]);
+    expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([
+      { push_token: 'lone-token' },
+    ]);
     expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: latest })).status).toBe(200);
     expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([{ push_token: null }]);
   });

@@ -172,11 +172,11 @@ describe('sending', () => {
   it('a subscription whose host resolves to a non-public address at send time is removed, the reason in the sent log; the owner then hears on WhatsApp', async () => {
     const browser = { ...t.webPush.subscribe(), endpoint: 'https://push.rebound.example.net/send/abc' };
     expect((await save(t.w.owner.token, browser)).status).toBe(201);
-    const lookup = dns.lookup;
-    const spy = jest.spyOn(dns, 'lookup').mockImplementation(((host: string, options: unknown, callback: Function) =>
-      host === 'push.rebound.example.net'
-        ? callback(null, [{ address: '10.0.0.8', family: 4 }])
-        : (lookup as Function)(host, options, callback)) as never);
+    type Lookup = (host: string, options: object, callback: (error: Error | null, addresses: dns.LookupAddress[]) => void) => void;
+    const lookup = dns.lookup as unknown as Lookup;
+    const rebound: Lookup = (host, options, callback) =>
+      host === 'push.rebound.example.net' ? callback(null, [{ address: '10.0.0.8', family: 4 }]) : lookup(host, options, callback);
+    const spy = jest.spyOn(dns, 'lookup').mockImplementation(rebound as never);
     try {
       const id = await order();
       await eventually(async () =>
