@@ -13,7 +13,7 @@
  * report (twenty reports 450 m apart, sent in 0.1 s, moved a driver 9 km). The anchor is kept per
  * driver id, so it outlives a read of the driver's row again (after another instance wrote a later
  * position); one first taken from the row is the row's position when it is that recent: behind the
- * balancer, reports through two instances in turn do not each start a slack of their own.
+ * balancer, reports through k instances in turn get at most k slacks per window, not one per report.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, validationFailed } from '../../common/errors';
