@@ -358,6 +358,16 @@ describe('bad input', () => {
     await signInDevice(t.server, phone, { deviceId: 'good', pushToken: fine });
     expect(await sql(`select push_token from user_devices where device_id = 'good'`)).toEqual([{ push_token: fine }]);
   });
+
+  it('an empty push token (an app without notification permission) signs in as no token: the device is kept, its token untouched', async () => {
+    const phone = t.w.customer.user.phone_number;
+    await signInDevice(t.server, phone, { deviceId: 'quiet-phone', pushToken: 'quiet-token' });
+    await signInDevice(t.server, phone, { deviceId: 'quiet-phone', pushToken: '' });
+    await signInDevice(t.server, phone, { pushToken: '' });
+    expect(await sql(`select device_id, push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([
+      { device_id: 'quiet-phone', push_token: 'quiet-token' },
+    ]);
+  });
 });
 
 describe('outbox', () => {

@@ -28,11 +28,12 @@ export async function rememberDevice(
   userId: number,
   device: { deviceId?: string | null; pushToken?: string | null; locale?: string | null; tokenId?: string | null },
 ): Promise<void> {
-  const deviceId = device.deviceId || (device.pushToken ? tokenDeviceId(device.pushToken) : null);
+  const pushToken = device.pushToken || null; // an empty one is none
+  const deviceId = device.deviceId || (pushToken ? tokenDeviceId(pushToken) : null);
   if (!deviceId) return;
-  if (device.pushToken) {
+  if (pushToken) {
     await tx.execute(`update user_devices set push_token = null where push_token = ? and not (user_id = ? and device_id = ?)`, [
-      device.pushToken,
+      pushToken,
       userId,
       deviceId,
     ]);
@@ -43,7 +44,7 @@ export async function rememberDevice(
        set push_token = coalesce(excluded.push_token, user_devices.push_token),
            locale = coalesce(excluded.locale, user_devices.locale),
            token_id = coalesce(excluded.token_id, user_devices.token_id), last_seen_at = now()`,
-    [userId, deviceId, device.pushToken ?? null, device.locale ?? null, device.tokenId ?? null],
+    [userId, deviceId, pushToken, device.locale ?? null, device.tokenId ?? null],
   );
 }
 
