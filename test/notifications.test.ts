@@ -359,6 +359,21 @@ describe('bad input', () => {
     expect(await sql(`select push_token from user_devices where device_id = 'good'`)).toEqual([{ push_token: fine }]);
   });
 
+  it('keeps the push tokens of the 10 devices a user signed in from last: an order is not one push per device ever signed in', async () => {
+    const phone = t.w.customer.user.phone_number;
+    for (let i = 1; i <= 11; i++) await signInDevice(t.server, phone, { deviceId: `phone-${i}`, pushToken: `token-${i}` });
+    const kept = await sql<{ device_id: string }>(
+      `select device_id from user_devices where user_id = ? and push_token is not null order by id`,
+      [t.w.customer.user.id],
+    );
+    expect(kept.map((d) => d.device_id)).toEqual(Array.from({ length: 10 }, (_, i) => `phone-${i + 2}`));
+    // The first one signing in again takes its place back.
+    await signInDevice(t.server, phone, { deviceId: 'phone-1', pushToken: 'token-1' });
+    expect(await sql(`select device_id from user_devices where user_id = ? and push_token is null`, [t.w.customer.user.id])).toEqual([
+      { device_id: 'phone-2' },
+    ]);
+  });
+
   it('an empty push token (an app without notification permission) signs in as no token: the device is kept, its token untouched', async () => {
     const phone = t.w.customer.user.phone_number;
     await signInDevice(t.server, phone, { deviceId: 'quiet-phone', pushToken: 'quiet-token' });

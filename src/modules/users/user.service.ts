@@ -14,6 +14,9 @@ export async function getUser(ctx: Context, id: number): Promise<User> {
   return user;
 }
 
+/** A user's devices beyond this many lose their push token, the least recently signed in first (as Web Push's browsers). */
+export const MAX_PUSH_DEVICES_PER_USER = 10;
+
 /**
  * Remembers the device a user signed in from: its latest push token, its language (for
  * notification texts) and the token issued to it (so that logout forgets its push token).
@@ -46,6 +49,14 @@ export async function rememberDevice(
            token_id = coalesce(excluded.token_id, user_devices.token_id), last_seen_at = now()`,
     [userId, deviceId, pushToken, device.locale ?? null, device.tokenId ?? null],
   );
+  if (pushToken) {
+    // Each order message is one push per device with a token: the devices signed in from last keep theirs.
+    await tx.execute(
+      `update user_devices set push_token = null where user_id = ? and push_token is not null and id not in (
+         select id from user_devices where user_id = ? and push_token is not null order by last_seen_at desc, id desc limit ?)`,
+      [userId, userId, MAX_PUSH_DEVICES_PER_USER],
+    );
+  }
 }
 
 /** The device id of a device known by its push token only. */
