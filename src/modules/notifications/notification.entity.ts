@@ -15,10 +15,19 @@ export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
  * (payment-ledger.ts). The unique keys are what keep two instances from sending one twice.
  */
 @Entity({ tableName: 'notification_outbox' })
-@Unique({ properties: ['event', 'kind', 'channel', 'target'] })
-@Unique({ properties: ['paymentEvent', 'kind', 'channel', 'target'] })
+@Unique({
+  name: 'notification_outbox_event_unique',
+  expression: `create unique index "notification_outbox_event_unique" on "notification_outbox" ("event_id", "kind", "channel", "target") where event_id is not null`,
+})
+@Unique({
+  name: 'notification_outbox_payment_event_unique',
+  expression: `create unique index "notification_outbox_payment_event_unique" on "notification_outbox" ("payment_event_id", "kind", "channel", "target") where payment_event_id is not null`,
+})
 @Check({ name: 'notification_outbox_one_source', expression: '(event_id is null) <> (payment_event_id is null)' })
-@Index({ properties: ['status', 'dueAt'] })
+@Index({
+  name: 'notification_outbox_pending_index',
+  expression: `create index "notification_outbox_pending_index" on "notification_outbox" ("due_at") where status = 'pending'`,
+})
 export class NotificationOutbox {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
