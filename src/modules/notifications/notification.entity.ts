@@ -61,9 +61,16 @@ export class NotificationOutbox {
   @Property({ default: 0 })
   attempts: number & Opt = 0;
 
-  /** When the row may be claimed next: the send time, a retry's, or the end of a claim's lease. */
+  /** When the row is to be sent: at once, later (a reminder), or a retry's time. */
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   dueAt: Date & Opt = new Date();
+
+  /**
+   * The end of a claim's lease (null: not claimed). No index holds it, so a claim, which sets it and
+   * `attempts`, is a HOT update (the table keeps room on its pages for it: its fillfactor).
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  leasedUntil?: Date | null;
 
   /** Why the last attempt failed, or why the row was given up or skipped. */
   @Property({ type: 'text', nullable: true })
