@@ -32,7 +32,12 @@ export class NotificationOutbox {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
 
-  @ManyToOne(() => OrderEvent, { ref: true, deleteRule: 'cascade', nullable: true })
+  /**
+   * The cause, in the statement that writes it: no foreign key to the order event or to the user
+   * (their checks were a key-share lock per row, the owner's users row locked by every checkout of
+   * the store); the order's key cascades a deletion (docs/decisions.md, Notifications).
+   */
+  @ManyToOne(() => OrderEvent, { ref: true, nullable: true, createForeignKeyConstraint: false })
   event?: Ref<OrderEvent> | null;
 
   @ManyToOne(() => PaymentEvent, { ref: true, deleteRule: 'cascade', nullable: true })
@@ -45,7 +50,7 @@ export class NotificationOutbox {
   @Property({ length: 32 })
   kind!: string;
 
-  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
+  @ManyToOne(() => User, { ref: true, createForeignKeyConstraint: false })
   user!: Ref<User>;
 
   @Property({ length: 16 })
