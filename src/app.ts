@@ -24,7 +24,7 @@ import { poolConnections } from './db/orm';
 import { readPoolOf } from './common/entity-manager';
 import { Context, createContext } from './context';
 import { formatGraphQLError } from './graphql/errors';
-import { limitRules, parseOptions } from './graphql/limits';
+import { limitRules, MAX_COERCION_ERRORS, parseOptions } from './graphql/limits';
 import { graphqlSourceGuard } from './graphql/source-guard';
 import { buildAppSchema } from './schema';
 import { startWebSocketServer } from './graphql/websocket';
@@ -188,6 +188,7 @@ export async function createApp(config: Config, orm: Orm, logger: Logger, option
   const apollo = new ApolloServer<Context>({
     schema,
     validationRules: limitRules,
+    executionOptions: { maxCoercionErrors: MAX_COERCION_ERRORS },
     parseOptions,
     introspection: !production,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, formatOptions),

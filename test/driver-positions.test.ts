@@ -9,6 +9,7 @@ import { registerCustomer } from './helpers/auth';
 import { startTestServer } from './helpers/server';
 import { subscribe, until, wsClient } from './helpers/ws';
 import { roundCoordinate } from '../src/common/coordinate-field';
+import type { DriverPositions } from '../src/modules/drivers/driver-positions';
 
 const t = useOrderWorld();
 const clients: Client[] = [];
@@ -86,6 +87,32 @@ describe('POST /api/v1/driver/location', () => {
       async () => (await sql('select latitude from drivers'))[0].latitude === northOf(near(), 0.45).lat,
       'the first jump written',
     );
+  });
+
+  it('behind the balancer the slack is granted once too: a run of jumps through two instances in turn is refused as through one', async () => {
+    const driver = await onlineDriver(t.server, near()); // its row's position is fresh
+    const [a, b] = [await startTestServer({}, t.server.db), await startTestServer({}, t.server.db)];
+    // Flushed by hand (their timers stopped): each turn, the instance the driver reached first is written
+    // last and loses to the other's later position, so it reads the driver's row again at its next report.
+    const positions = (instance: typeof a) => instance.app.services.positions as DriverPositions;
+    await positions(a).stop();
+    await positions(b).stop();
+    try {
+      const flush = (instance: typeof a) => positions(instance).flush();
+      const statuses: number[] = [];
+      for (let i = 1; i <= 5; i++) {
+        const [first, second] = i % 2 ? [a, b] : [b, a];
+        const to = northOf(near(), 0.45 * i);
+        statuses.push((await locate(driver.token, to, first)).status, (await locate(driver.token, to, second)).status);
+        await flush(second);
+        await flush(first);
+      }
+      expect(statuses).toEqual([200, 200, ...Array(8).fill(422)]);
+      expect((await sql('select latitude from drivers where id = ?', [driver.driverId]))[0].latitude).toBe(northOf(near(), 0.45).lat);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it("goes to the orders the driver carries only: another driver's positions never reach its follower", async () => {

@@ -120,6 +120,19 @@ describe('POST /graphql', () => {
     expect(within.body.errors[0].message).toMatch(/^String cannot represent a non string value/);
   });
 
+  it("answers a variable's many problems with a few errors, each echoing a bounded part of the value (100 kB in was 4 MB out)", async () => {
+    const input: Record<string, unknown> = { phoneNumber: 'x'.repeat(20_000) };
+    for (let i = 0; i < 6000; i++) input[`k${i}`] = 1;
+    const res = await server.http.graphql(`mutation($i: SendOtpInput!) { sendOtp(input: $i) { message } }`, { i: input });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.length).toBeLessThanOrEqual(4);
+    expect(res.body.errors[0]).toMatchObject({
+      message: expect.stringMatching(/^Variable "\$i" got invalid value .*Field "k0" is not defined/s),
+    });
+    expect(res.body.errors[0].message.length).toBeLessThanOrEqual(1000);
+    expect(JSON.stringify(res.body).length).toBeLessThan(5000);
+  });
+
   it('keeps the depth rule and its code', async () => {
     const res = await server.http.graphql(
       `query { __schema { types { fields { type { ${'ofType { '.repeat(9)}name${' }'.repeat(9)} } } } } }`,
@@ -165,6 +178,23 @@ describe('the websocket', () => {
     raw.send({ id: '2', type: 'subscribe', payload: { query: `subscription { orderUpdates(orderId: 999999) { seq } }` } });
     await until(() => raw.messages.some((m) => m.id === '2'), 'an answer to the next subscription');
     expect(raw.socket.readyState).toBe(raw.socket.OPEN);
+  });
+  it("answers a subscription's many variable problems with a few errors, each bounded, as /graphql does", async () => {
+    const { token } = await registerCustomer(server);
+    const raw = await initSocket(server.wsUrl, token);
+    sockets.push(raw);
+    const big: Record<string, number> = {};
+    for (let i = 0; i < 200; i++) big[`k${i}`] = 1;
+    const names = Array.from({ length: 10 }, (_, i) => `a${i}`);
+    const used = names.slice(1).map((n, i) => `s${i}: seq @include(if: $${n})`);
+    const query = `subscription($a0: Int!, ${names
+      .slice(1)
+      .map((n) => `$${n}: Boolean!`)
+      .join(', ')}) { orderUpdates(orderId: $a0) { ${used.join(' ')} } }`;
+    raw.send({ id: '1', type: 'subscribe', payload: { query, variables: Object.fromEntries(names.map((n) => [n, big])) } });
+    const answer = await raw.next('error');
+    expect(answer.payload.length).toBeLessThanOrEqual(4);
+    expect(JSON.stringify(answer).length).toBeLessThan(5000);
   });
 });
 

@@ -326,6 +326,25 @@ describe('delivery', () => {
     // The owner, without a push device now, heard on WhatsApp.
     expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1);
   });
+
+  it('a push token sent without a device id (both optional, spec §4.1) is kept, the token naming the device: it hears; the same token again is the same device; logout stops it', async () => {
+    const phone = t.w.customer.user.phone_number;
+    const first = await signInDevice(t.server, phone, { pushToken: 'lone-token' });
+    await signInDevice(t.server, phone, { pushToken: 'lone-token' });
+    expect(await sql(`select device_id, push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([
+      { device_id: expect.stringMatching(/^token:[A-Za-z0-9_-]{43}$/), push_token: 'lone-token' },
+    ]);
+    const id = await order();
+    expect((await storeStep(id, 'accept')).status).toBe(200);
+    await eventually(() => expect(kinds('lone-token')).toEqual(['order_accepted']));
+    const latest = await signInDevice(t.server, phone, { pushToken: 'lone-token' });
+    expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: first })).status).toBe(200);
+    expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([
+      { push_token: 'lone-token' },
+    ]);
+    expect((await t.server.http.post('/v1/auth/customer/logout', undefined, { token: latest })).status).toBe(200);
+    expect(await sql(`select push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([{ push_token: null }]);
+  });
 });
 
 describe('bad input', () => {
@@ -338,6 +357,31 @@ describe('bad input', () => {
     const fine = `${'a'.repeat(22)}:APA91b${'B-_'.repeat(40)}`;
     await signInDevice(t.server, phone, { deviceId: 'good', pushToken: fine });
     expect(await sql(`select push_token from user_devices where device_id = 'good'`)).toEqual([{ push_token: fine }]);
+  });
+
+  it('keeps the push tokens of the 10 devices a user signed in from last: an order is not one push per device ever signed in', async () => {
+    const phone = t.w.customer.user.phone_number;
+    for (let i = 1; i <= 11; i++) await signInDevice(t.server, phone, { deviceId: `phone-${i}`, pushToken: `token-${i}` });
+    const kept = await sql<{ device_id: string }>(
+      `select device_id from user_devices where user_id = ? and push_token is not null order by id`,
+      [t.w.customer.user.id],
+    );
+    expect(kept.map((d) => d.device_id)).toEqual(Array.from({ length: 10 }, (_, i) => `phone-${i + 2}`));
+    // The first one signing in again takes its place back.
+    await signInDevice(t.server, phone, { deviceId: 'phone-1', pushToken: 'token-1' });
+    expect(await sql(`select device_id from user_devices where user_id = ? and push_token is null`, [t.w.customer.user.id])).toEqual([
+      { device_id: 'phone-2' },
+    ]);
+  });
+
+  it('an empty push token (an app without notification permission) signs in as no token: the device is kept, its token untouched', async () => {
+    const phone = t.w.customer.user.phone_number;
+    await signInDevice(t.server, phone, { deviceId: 'quiet-phone', pushToken: 'quiet-token' });
+    await signInDevice(t.server, phone, { deviceId: 'quiet-phone', pushToken: '' });
+    await signInDevice(t.server, phone, { pushToken: '' });
+    expect(await sql(`select device_id, push_token from user_devices where user_id = ?`, [t.w.customer.user.id])).toEqual([
+      { device_id: 'quiet-phone', push_token: 'quiet-token' },
+    ]);
   });
 });
 

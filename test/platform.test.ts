@@ -75,6 +75,29 @@ describe('malformed JSON body', () => {
     expect(server.whatsapp.messages).toHaveLength(0);
     expect(await server.db.orm.em.fork().execute('select user_id from notification_preferences')).toEqual([]);
   });
+
+  it('answers 415 for a body sent as another type where a row reads its fields (it was read as none sent: 200, nothing changed)', async () => {
+    const { token } = await registerCustomer(server);
+    const other = await registerCustomer(server);
+    server.whatsapp.reset();
+    for (const [type, raw] of [
+      ['text/plain', '{"channels": {"push": false}}'],
+      ['application/x-www-form-urlencoded', 'channels[push]=false'],
+    ]) {
+      const res = await server.http.request('PUT', '/api/v1/customer/notification-preferences', undefined, {
+        token,
+        raw,
+        headers: { 'content-type': type },
+      });
+      expect([res.status, res.body]).toEqual([415, { message: 'The request body must be JSON (Content-Type: application/json).' }]);
+    }
+    expect(await server.db.orm.em.fork().execute('select user_id from notification_preferences')).toEqual([]);
+    // A row that reads no body keeps ignoring one, whatever its type; no body at all is no body.
+    const plain = { headers: { 'content-type': 'text/plain' } };
+    expect((await server.http.request('POST', '/v1/auth/customer/logout', undefined, { token, raw: 'bye', ...plain })).status).toBe(200);
+    const none = await server.http.request('PUT', '/api/v1/customer/notification-preferences', undefined, { token: other.token });
+    expect(none.status).toBe(200);
+  });
 });
 
 describe('oversize body', () => {

@@ -5,6 +5,7 @@
  * the push service says is gone is removed; endpoints that would make the service a request
  * forger are refused.
  */
+import dns from 'node:dns';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,30 @@ describe('subscriptions', () => {
     expect(await res.text()).toContain("addEventListener('push'");
   });
 
+  it("another user's endpoint moves only with its keys: a stranger who knows the endpoint is refused (409), its owner keeps hearing", async () => {
+    const browser = t.webPush.subscribe();
+    expect((await save(t.w.owner.token, browser)).status).toBe(201);
+    const other = t.webPush.subscribe().keys;
+    const stranger = (await registerCustomer(t.server)).token;
+    for (const keys of [other, { ...browser.keys, auth: other.auth }, { ...other, auth: browser.keys.auth }]) {
+      const taken = await save(stranger, { endpoint: browser.endpoint, keys }, 'customer');
+      expect([taken.status, taken.body.message]).toEqual([409, expect.stringMatching(/other keys/)]);
+    }
+    const overGraphql = await t.server.http.graphql(
+      `mutation($input: WebPushSubscriptionInput!) { saveWebPushSubscription(input: $input) { message } }`,
+      { input: { endpoint: browser.endpoint, keys: other } },
+      { token: stranger },
+    );
+    expect(overGraphql.body.errors[0].extensions.code).toBe('CONFLICT');
+    expect(await sql(`select user_id, p256dh, auth from web_push_subscriptions`)).toEqual([
+      { user_id: t.w.owner.user.id, p256dh: browser.keys.p256dh, auth: browser.keys.auth },
+    ]);
+    const id = await order();
+    await eventually(() => expect(t.webPush.to(browser.endpoint).map((p) => p.payload.data.order_id)).toEqual([String(id)]));
+    // Its own user may save it with new keys (the browser's subscription renewed).
+    expect((await save(t.w.owner.token, { endpoint: browser.endpoint, keys: other })).status).toBe(201);
+  });
+
   it('keeps at most 10 browsers per user, the latest', async () => {
     const browsers = Array.from({ length: 11 }, () => t.webPush.subscribe());
     for (const browser of browsers) expect((await save(t.w.owner.token, browser)).status).toBe(201);
@@ -142,6 +167,34 @@ describe('sending', () => {
     await eventually(() => expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1));
     // The second order wrote no Web Push row: the first order's only.
     expect(await sql(`select kind from notification_outbox where channel = 'web_push' order by kind`)).toEqual([{ kind: 'new_order' }]);
+  });
+
+  it('a subscription whose host resolves to a non-public address at send time is removed, the reason in the sent log; the owner then hears on WhatsApp', async () => {
+    const browser = { ...t.webPush.subscribe(), endpoint: 'https://push.rebound.example.net/send/abc' };
+    expect((await save(t.w.owner.token, browser)).status).toBe(201);
+    type Lookup = (host: string, options: object, callback: (error: Error | null, addresses: dns.LookupAddress[]) => void) => void;
+    const lookup = dns.lookup as unknown as Lookup;
+    const rebound: Lookup = (host, options, callback) =>
+      host === 'push.rebound.example.net' ? callback(null, [{ address: '10.0.0.8', family: 4 }]) : lookup(host, options, callback);
+    const spy = jest.spyOn(dns, 'lookup').mockImplementation(rebound as never);
+    try {
+      const id = await order();
+      await eventually(async () =>
+        expect(await sql(`select status, attempts, last_error from notification_outbox where kind = 'new_order'`)).toEqual([
+          { status: 'failed', attempts: 1, last_error: expect.stringMatching(/non-public address/) },
+        ]),
+      );
+      expect(await sql(`select id from web_push_subscriptions`)).toEqual([]);
+      const log = await t.server.http.get(`/api/v1/store/orders/${id}/notifications`, { token: t.w.owner.token });
+      expect(log.body.data.map((n: any) => [n.channel, n.status, n.error])).toEqual([
+        ['web_push', 'failed', expect.stringMatching(/non-public address/)],
+      ]);
+      await order();
+      await eventually(() => expect(t.server.whatsapp.messages.filter((m) => m.body.template?.name === 'new_order')).toHaveLength(1));
+      expect(await sql(`select count(*)::int as n from notification_outbox where channel = 'web_push'`)).toEqual([{ n: 1 }]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('an owner who turned Web Push off in the preferences hears nothing in the browser (WhatsApp instead); turned on again, the browser hears', async () => {

@@ -3,7 +3,7 @@ import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { toAppError } from '../common/classify-error';
 
 export { toAppError };
-import { tokenLimitError, withoutSuggestions } from './limits';
+import { MAX_MESSAGE_LENGTH, tokenLimitError, withoutSuggestions } from './limits';
 
 export interface FormatOptions {
   /** Internal errors keep their message (and Apollo its trace). */
@@ -31,7 +31,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : undefined;
   const limit = original instanceof GraphQLError ? tokenLimitError(original) : undefined;
   if (limit) return { message: limit.message, extensions: limit.extensions };
-  const message = opts.hideSuggestions ? withoutSuggestions(formatted.message) : formatted.message;
+  const message = bounded(opts.hideSuggestions ? withoutSuggestions(formatted.message) : formatted.message);
   // Apollo relabels every validation error GRAPHQL_VALIDATION_FAILED; a rule's own code (QUERY_TOO_DEEP) wins.
   if (original instanceof GraphQLError && original !== error && typeof original.extensions.code === 'string') {
     return { ...formatted, message, extensions: { ...formatted.extensions, ...original.extensions } };
@@ -39,4 +39,11 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   if (!original || original instanceof GraphQLError) return { ...formatted, message };
   if (opts.development) return formatted;
   return { message: 'Internal server error.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL' } };
+}
+
+/** A message over MAX_MESSAGE_LENGTH keeps its start and its end (a coercion error names the field last), the echoed value between cut. */
+function bounded(message: string): string {
+  if (message.length <= MAX_MESSAGE_LENGTH) return message;
+  const half = (MAX_MESSAGE_LENGTH - 3) / 2;
+  return `${message.slice(0, Math.floor(half))} … ${message.slice(-Math.ceil(half))}`;
 }

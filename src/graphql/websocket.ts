@@ -29,7 +29,7 @@ import { Logger } from '../common/logger';
 import { Config } from '../config';
 import { Context, createContext, Services, Viewer } from '../context';
 import { formatGraphQLError, FormatOptions } from './errors';
-import { limitRules, parseLimited } from './limits';
+import { limitRules, MAX_COERCION_ERRORS, parseLimited } from './limits';
 import { SharedAnswers, subscribeShared } from './shared-results';
 import { CLOSE, SocketGuard } from './socket-guard';
 
@@ -191,6 +191,7 @@ export function startWebSocketServer({ httpServer, schema, config, logger, em, s
           operationName: payload.operationName,
           variableValues: payload.variables,
           contextValue,
+          options: { maxCoercionErrors: MAX_COERCION_ERRORS },
         };
         // The subscription's own resolver runs here, not in graphql-ws's `subscribe`: when it fails
         // (the order's access check on a full pool, not found, forbidden) graphql-js answers one

@@ -133,6 +133,11 @@ function envelope(route: RestRoute, value: Record<string, unknown> | null) {
 async function readVariables(schema: GraphQLSchema, route: CompiledRoute, req: Request): Promise<Record<string, unknown>> {
   // The JSON parser takes objects and arrays: an array names no field, whatever the row reads.
   if (Array.isArray(req.body)) throw new AppError('BAD_REQUEST', 'The request body must be a JSON object.');
+  // A body of another type is not parsed: its fields would read as none sent (PUT
+  // notification-preferences answered 200 and changed nothing). Refused where the row reads a body.
+  if (req.body === undefined && carriesBody(req) && readsBody(route)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).');
+  }
   const reader = new VariableReader();
   const body = isObject(req.body) ? req.body : {};
   const query = req.query as Record<string, unknown>;
@@ -175,5 +180,13 @@ function withRuleErrors(reading: FieldErrors, rules: FieldErrors): FieldErrors {
   }
   return merged;
 }
+
+const carriesBody = (req: Request) => Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined;
+
+/** A row whose variables may come from the body: one written to, with a variable that is neither a path parameter nor a header. */
+const readsBody = (route: CompiledRoute) =>
+  route.method !== 'GET' &&
+  route.method !== 'DELETE' &&
+  route.variables.some((v) => !route.path.includes(`:${v.name}`) && !route.headers?.[v.name]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

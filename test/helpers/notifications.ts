@@ -52,7 +52,7 @@ function useFakesServer(fakes: Fake[], ready: (server: TestServer, make: Factory
 export async function signInDevice(
   server: TestServer,
   phone: string,
-  device: { deviceId: string; pushToken: string; language?: string },
+  device: { deviceId?: string; pushToken: string; language?: string },
 ): Promise<string> {
   await passCooldown(server);
   const sent = await server.http.post('/v1/auth/customer/send-otp', { phone_number: phone });

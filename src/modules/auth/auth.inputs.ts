@@ -18,12 +18,12 @@ export class DeviceFields {
   @MaxLength(255)
   deviceId?: string | null;
 
-  /** An FCM registration token (Android and iOS): 1–512 characters of letters, digits and `_ - : .` */
+  /** An FCM registration token (Android and iOS): 1–512 characters of letters, digits and `_ - : .`; empty: none (an app without notification permission). */
   @Field(() => String, { nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(512)
-  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'pushToken must be an FCM registration token (letters, digits, _ - : . only)' })
+  @Matches(/^[A-Za-z0-9_:.-]*$/, { message: 'pushToken must be an FCM registration token (letters, digits, _ - : . only)' })
   pushToken?: string | null;
 }
 

@@ -10,7 +10,10 @@
  * box of the active stores, and no farther from the driver's last position than a car at
  * MAX_SPEED_KMH could have gone since, plus GPS_SLACK_M; and as far from the driver's anchor (a
  * position of theirs at most ANCHOR_MS old), so that the slack is granted once, not once per
- * report (twenty reports 450 m apart, sent in 0.1 s, moved a driver 9 km).
+ * report (twenty reports 450 m apart, sent in 0.1 s, moved a driver 9 km). The anchor is kept per
+ * driver id, so it outlives a read of the driver's row again (after another instance wrote a later
+ * position); one first taken from the row is the row's position when it is that recent: behind the
+ * balancer, reports through k instances in turn get at most k slacks per window, not one per report.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, validationFailed } from '../../common/errors';
@@ -60,7 +63,8 @@ export class DriverPositions implements DriverPositionsService {
   private readonly byUser = new Map<number, DriverState>();
   private readonly byDriver = new Map<number, DriverState>();
   private userOf = new WeakMap<DriverState, number>();
-  private anchors = new WeakMap<DriverState, Position>();
+  /** By driver id (see the top): the state may be read again from the row, the anchor stays. */
+  private readonly anchors = new Map<number, Position>();
   /** Drivers with a position not written yet (the state holds the latest). */
   private readonly pending = new Set<DriverState>();
   private area: { box: Box | null; readAt: number } | undefined;
@@ -125,9 +129,10 @@ export class DriverPositions implements DriverPositionsService {
   /** Keeps the caller's position (422 when implausible); it is written and sent at the next flush. */
   async report(emOf: () => EntityManager, userId: number, latitude: number, longitude: number, now = new Date()): Promise<DriverState> {
     const driver = await this.check(emOf, userId, latitude, longitude, now);
+    const anchor = this.anchorOf(driver, now);
+    if (!anchor || now.getTime() - anchor.at.getTime() >= ANCHOR_MS) this.anchors.set(driver.id, { latitude, longitude, at: now });
+    else this.anchors.set(driver.id, anchor);
     Object.assign(driver, { latitude, longitude, locationUpdatedAt: now });
-    const anchor = this.anchors.get(driver);
-    if (!anchor || now.getTime() - anchor.at.getTime() >= ANCHOR_MS) this.anchors.set(driver, { latitude, longitude, at: now });
     this.pending.add(driver);
     return { ...driver };
   }
@@ -137,11 +142,7 @@ export class DriverPositions implements DriverPositionsService {
     const driver = await this.driverOf(emOf, userId);
     const position = { latitude, longitude };
     if (!(await this.inArea(emOf, position))) refuse('The position is outside the area the platform serves.');
-    const last =
-      driver.latitude !== null && driver.longitude !== null && driver.locationUpdatedAt
-        ? { latitude: driver.latitude, longitude: driver.longitude, at: driver.locationUpdatedAt }
-        : undefined;
-    for (const from of [last, this.anchors.get(driver)]) {
+    for (const from of [lastOf(driver), this.anchorOf(driver, now)]) {
       if (!from) continue;
       const seconds = Math.max(0, (now.getTime() - from.at.getTime()) / 1000);
       if (distanceMeters(from, position) > GPS_SLACK_M + (MAX_SPEED_KMH / 3.6) * seconds) {
@@ -149,6 +150,14 @@ export class DriverPositions implements DriverPositionsService {
       }
     }
     return driver;
+  }
+
+  /** The driver's anchor; without one, their last position if it is recent enough to be one (read from the row, perhaps another instance's). */
+  private anchorOf(driver: DriverState, now: Date): Position | undefined {
+    const anchor = this.anchors.get(driver.id);
+    if (anchor) return anchor;
+    const last = lastOf(driver);
+    return last && now.getTime() - last.at.getTime() < ANCHOR_MS ? last : undefined;
   }
 
   /** Writes the latest pending positions (one at a time: a flush in progress is waited for, then another runs). */
@@ -203,7 +212,7 @@ export class DriverPositions implements DriverPositionsService {
     this.byUser.clear();
     this.byDriver.clear();
     this.userOf = new WeakMap();
-    this.anchors = new WeakMap();
+    this.anchors.clear();
     this.area = undefined;
   }
 
@@ -225,6 +234,9 @@ export class DriverPositions implements DriverPositionsService {
     for (const state of this.byUser.values()) {
       if (!this.pending.has(state) && (state.locationUpdatedAt?.getTime() ?? 0) < before) this.forget(state);
     }
+    // An anchor past its window bounds nothing the last position does not: the next report sets another.
+    const expired = Date.now() - ANCHOR_MS;
+    for (const [driverId, anchor] of this.anchors) if (anchor.at.getTime() < expired) this.anchors.delete(driverId);
   }
 
   /** Within MAX_DELIVERY_RADIUS_KM of the active stores' box (anywhere while there is no store). */
@@ -245,6 +257,11 @@ export class DriverPositions implements DriverPositionsService {
     return this.areaReading;
   }
 }
+
+const lastOf = (driver: DriverState): Position | undefined =>
+  driver.latitude !== null && driver.longitude !== null && driver.locationUpdatedAt
+    ? { latitude: driver.latitude, longitude: driver.longitude, at: driver.locationUpdatedAt }
+    : undefined;
 
 function refuse(message: string): never {
   throw refused(message);

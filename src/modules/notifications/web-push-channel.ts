@@ -42,8 +42,10 @@ export class WebPushChannel implements Channel {
     try {
       answer = await post(url, request.headers, request.body, trusted, this.deadlineMs);
     } catch (error) {
+      // A name that now resolves to our own network is no push service: the subscription is dropped
+      // (the worker forgets an invalid target), the reason kept in the row (the sent log).
       const refused = (error as { code?: string }).code === 'ENOTPUBLIC';
-      return { ok: false, retry: !refused, error: `push service unreachable: ${(error as Error).message}` };
+      return { ok: false, retry: !refused, invalidTarget: refused, error: `push service unreachable: ${(error as Error).message}` };
     }
     const { status } = answer;
     if (status >= 200 && status < 300) return { ok: true };

@@ -6,7 +6,8 @@ import { User } from '../users/user.entity';
 /**
  * A browser's Web Push subscription (PushSubscription.toJSON()), kept per user: the dashboard
  * saves one after sign-in when its owner turns notifications on. One row per endpoint: a
- * browser that signs in as someone else carries its endpoint over to them.
+ * browser that signs in as someone else carries its endpoint over to them, with its keys
+ * (a stranger who knows only the endpoint is refused: web-push.service.ts).
  */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'web_push_subscriptions' })

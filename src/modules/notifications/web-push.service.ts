@@ -77,12 +77,18 @@ export async function saveSubscription(ctx: Context, input: WebPushSubscriptionI
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const keys = { p256dh: input.keys.p256dh.replace(/=+$/, ''), auth: input.keys.auth.replace(/=+$/, '') };
   // One row per endpoint: the browser's latest sign-in holds it (and refreshes its place among the user's).
+  // Another user's endpoint moves only with its keys (the browser's PushSubscription.toJSON() carries
+  // them; the auth secret never leaves the browser and this service): knowing an endpoint is not
+  // enough to take someone's notifications away.
   const [row] = await ctx.em.execute<{ id: number }[]>(
     `insert into web_push_subscriptions (user_id, endpoint, p256dh, auth) values (?, ?, ?, ?)
      on conflict (endpoint) do update set user_id = excluded.user_id, p256dh = excluded.p256dh, auth = excluded.auth, created_at = now()
+       where web_push_subscriptions.user_id = excluded.user_id
+         or (web_push_subscriptions.p256dh = excluded.p256dh and web_push_subscriptions.auth = excluded.auth)
      returning id`,
     [viewer.userId, input.endpoint, keys.p256dh, keys.auth],
   );
+  if (!row) throw conflict('This endpoint is subscribed with other keys: subscribe the browser again (a new endpoint).');
   await ctx.em.execute(
     `delete from web_push_subscriptions where user_id = ? and id not in (
        select id from web_push_subscriptions where user_id = ? order by created_at desc, id desc limit ?)`,
