@@ -1108,7 +1108,11 @@ async function main() {
     // survivor must have run both since the kill (waited for up to 75 s after it).
     {
       const overdue = async () =>
-        (await sql<{ n: number }[]>(`select count(*)::int as n from notification_outbox where status = 'pending' and due_at < now()`))[0].n;
+        (
+          await sql<{ n: number }[]>(
+            `select count(*)::int as n from notification_outbox where status = 'pending' and due_at < now() and (leased_until is null or leased_until < now())`,
+          )
+        )[0].n;
       await waitFor(async () => (await overdue()) === 0, 30_000);
       const left = await overdue();
       const byStatus = await sql<{ status: string; n: number; again: number }[]>(

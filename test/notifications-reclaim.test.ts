@@ -38,7 +38,7 @@ function worker(channel: Channel): OutboxWorker {
 const row = async (orderId: number) =>
   (
     await sql(
-      `select status, attempts, last_error, due_at > now() + interval '30 seconds' as leased
+      `select status, attempts, last_error, leased_until is not null and leased_until > now() + interval '30 seconds' as leased
          from notification_outbox where kind = 'new_order' and order_id = ?`,
       [orderId],
     )
@@ -52,7 +52,7 @@ async function order(): Promise<number> {
 
 /** The row's lease runs out (as if its claim had taken longer than NOTIFICATIONS_LEASE_SECONDS). */
 const leaseRunsOut = (orderId: number) =>
-  sql(`update notification_outbox set due_at = now() where kind = 'new_order' and order_id = ?`, [orderId]);
+  sql(`update notification_outbox set leased_until = now() where kind = 'new_order' and order_id = ?`, [orderId]);
 
 describe("the worker's re-claim guard", () => {
   it('a late record after the lease ran out changes nothing: the re-claimed row is sent once, by its new claim', async () => {
@@ -246,5 +246,28 @@ describe('the outbox table', () => {
         'autovacuum_analyze_scale_factor=0.02',
       ]),
     );
+  });
+
+  it('writes few index entries a row: a claim (lease, attempts) is a HOT update, an outcome leaves the claim’s index, a row has one unique key', async () => {
+    const [{ options }] = await sql<{ options: string[] }>(
+      `select reloptions as options from pg_class where relname = 'notification_outbox'`,
+    );
+    expect(options).toContain('fillfactor=50'); // room on the row's page for its claim's new version
+    const indexes = await sql<{ name: string; def: string }>(
+      `select indexname as name, indexdef as def from pg_indexes where tablename = 'notification_outbox' order by indexname`,
+    );
+    // No index holds what a claim changes.
+    for (const { def } of indexes) expect(def).not.toMatch(/leased_until|attempts/);
+    expect(indexes.map((i) => i.name)).toEqual([
+      'notification_outbox_event_unique',
+      'notification_outbox_order_id_index',
+      'notification_outbox_payment_event_unique',
+      'notification_outbox_pending_index',
+      'notification_outbox_pkey',
+    ]);
+    const def = (name: string) => indexes.find((i) => i.name === name)!.def;
+    expect(def('notification_outbox_pending_index')).toMatch(/\(due_at\) WHERE \(\(status\)::text = 'pending'::text\)$/);
+    expect(def('notification_outbox_event_unique')).toMatch(/^CREATE UNIQUE INDEX .* WHERE \(event_id IS NOT NULL\)$/);
+    expect(def('notification_outbox_payment_event_unique')).toMatch(/^CREATE UNIQUE INDEX .* WHERE \(payment_event_id IS NOT NULL\)$/);
   });
 });

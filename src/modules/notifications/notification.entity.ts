@@ -15,15 +15,29 @@ export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
  * (payment-ledger.ts). The unique keys are what keep two instances from sending one twice.
  */
 @Entity({ tableName: 'notification_outbox' })
-@Unique({ properties: ['event', 'kind', 'channel', 'target'] })
-@Unique({ properties: ['paymentEvent', 'kind', 'channel', 'target'] })
+@Unique({
+  name: 'notification_outbox_event_unique',
+  expression: `create unique index "notification_outbox_event_unique" on "notification_outbox" ("event_id", "kind", "channel", "target") where event_id is not null`,
+})
+@Unique({
+  name: 'notification_outbox_payment_event_unique',
+  expression: `create unique index "notification_outbox_payment_event_unique" on "notification_outbox" ("payment_event_id", "kind", "channel", "target") where payment_event_id is not null`,
+})
 @Check({ name: 'notification_outbox_one_source', expression: '(event_id is null) <> (payment_event_id is null)' })
-@Index({ properties: ['status', 'dueAt'] })
+@Index({
+  name: 'notification_outbox_pending_index',
+  expression: `create index "notification_outbox_pending_index" on "notification_outbox" ("due_at") where status = 'pending'`,
+})
 export class NotificationOutbox {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
 
-  @ManyToOne(() => OrderEvent, { ref: true, deleteRule: 'cascade', nullable: true })
+  /**
+   * The cause, in the statement that writes it: no foreign key to the order event or to the user
+   * (their checks were a key-share lock per row, the owner's users row locked by every checkout of
+   * the store); the order's key cascades a deletion (docs/decisions.md, Notifications).
+   */
+  @ManyToOne(() => OrderEvent, { ref: true, nullable: true, createForeignKeyConstraint: false })
   event?: Ref<OrderEvent> | null;
 
   @ManyToOne(() => PaymentEvent, { ref: true, deleteRule: 'cascade', nullable: true })
@@ -36,7 +50,7 @@ export class NotificationOutbox {
   @Property({ length: 32 })
   kind!: string;
 
-  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
+  @ManyToOne(() => User, { ref: true, createForeignKeyConstraint: false })
   user!: Ref<User>;
 
   @Property({ length: 16 })
@@ -52,9 +66,16 @@ export class NotificationOutbox {
   @Property({ default: 0 })
   attempts: number & Opt = 0;
 
-  /** When the row may be claimed next: the send time, a retry's, or the end of a claim's lease. */
+  /** When the row is to be sent: at once, later (a reminder), or a retry's time. */
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   dueAt: Date & Opt = new Date();
+
+  /**
+   * The end of a claim's lease (null: not claimed). No index holds it, so a claim, which sets it and
+   * `attempts`, is a HOT update (the table keeps room on its pages for it: its fillfactor).
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  leasedUntil?: Date | null;
 
   /** Why the last attempt failed, or why the row was given up or skipped. */
   @Property({ type: 'text', nullable: true })

@@ -5,10 +5,10 @@
  * need (the order's facts, the recipient's address and language), and one update recording
  * every outcome (docs/perf/2026-11-26-notifications-3.md); so a pass woken by a commit waits until
  * `passGapMs` after the previous one began, and at busy times takes every row committed meanwhile
- * (docs/perf/2026-11-27-notifications-8.md). A claim pushes the row's due time a
- * lease ahead: if the instance dies mid-send, another takes the row when the lease ends (at
- * least once; a crash after FCM accepted a message and before it was recorded may repeat it —
- * the only window left).
+ * (docs/perf/2026-11-27-notifications-8.md). A claim sets the row's lease (`leased_until`, in no
+ * index, so the claim is a HOT update: docs/perf/2026-11-27-notifications-9.md): if the instance
+ * dies mid-send, another takes the row when the lease ends (at least once; a crash after FCM
+ * accepted a message and before it was recorded may repeat it — the only window left).
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationsConfig } from '../../config';
@@ -203,9 +203,10 @@ export class OutboxWorker {
     return executePrepared<Claimed>(
       this.em.fork(),
       `with claimed as (
-         update notification_outbox n set due_at = now() + make_interval(secs => ?), attempts = n.attempts + 1
+         update notification_outbox n set leased_until = now() + make_interval(secs => ?), attempts = n.attempts + 1
          where n.id in (
-           select id from notification_outbox where status = 'pending' and due_at <= now()
+           select id from notification_outbox
+           where status = 'pending' and due_at <= now() and (leased_until is null or leased_until <= now())
            order by due_at limit ? for update skip locked
          )
          returning n.id, n.order_id, n.event_id, n.kind, n.user_id, n.channel, n.target, n.attempts
@@ -343,6 +344,7 @@ export class OutboxWorker {
       this.em.fork(),
       `update notification_outbox n set
          status = r.status,
+         leased_until = null,
          attempts = case when r.begun then n.attempts else n.attempts - 1 end,
          last_error = coalesce(r.error, n.last_error),
          sent_at = case when r.status = 'sent' then now() end,
