@@ -1,18 +1,23 @@
 /**
  * Checkout (spec §4.3) on a busy evening: a checkout may wait for a pooled connection. What changed
  * during that wait (a store closed, a product repriced) must not be written as it was before: the
- * checkout reads inside its transaction, after the wait. Guards any attempt to read before the
- * transaction (tried and reverted: docs/perf/2026-11-27-checkout-5.md). A pool of 4, held by the test.
+ * checkout reads after the wait (docs/perf/2026-11-27-checkout-5.md), and an order is written only
+ * from reads less than CLAIM_WAIT_MS old (checkout.test.ts: "writes no order from reads older than
+ * CLAIM_WAIT_MS"). A pool of 4 (and the read pool's 2), held by the test.
  */
-import { Client } from 'pg';
+import { Client, PoolClient } from 'pg';
+import { readPoolOf } from '../src/common/entity-manager';
 import { cart, placeOrder, useOrderWorld } from './helpers/orders';
 
 const POOL = 4;
 const t = useOrderWorld({ DB_POOL_MAX: String(POOL) });
 const sql = <T>(query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute<T[]>(query, params);
 
-/** Holds every connection of the ORM's pool until `release()`. */
+/** Holds every connection of the ORM's pool and of its read pool until `release()`. */
 async function holdPool(): Promise<{ release: () => Promise<void> }> {
+  const readPool = readPoolOf(t.server.db.orm)!;
+  const reads: PoolClient[] = [];
+  for (let k = 0; k < readPool.options.max; k++) reads.push(await readPool.connect());
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   let begun = 0;
@@ -26,6 +31,7 @@ async function holdPool(): Promise<{ release: () => Promise<void> }> {
   while (begun < POOL) await new Promise((resolve) => setTimeout(resolve, 10));
   return {
     release: async () => {
+      for (const client of reads) client.release();
       open();
       await Promise.all(held);
     },

@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { Client } from 'pg';
 import { cartColumns } from '../src/modules/orders/cart-pricing';
-import { checkoutPlaceStatement, insertOrder, NewOrder } from '../src/modules/orders/checkout-query';
+import { checkoutPlaceStatement, CLAIM_WAIT_MS, insertOrder, insertOrderAlone, NewOrder } from '../src/modules/orders/checkout-query';
+import { CLAIM_SQL } from '../src/modules/orders/idempotency';
 import { localTimesOf } from '../src/modules/stores/local-time';
 import { cart, placeOrder, promo, useOrderWorld } from './helpers/orders';
 import { registerCustomer } from './helpers/auth';
@@ -224,20 +225,87 @@ describe('POST /api/v1/customer/orders', () => {
     expect(kinds.map((k) => k.kind)).toEqual(['new_order']);
   });
 
-  it('sends five statements: the order limits, then begin, the claim with every read, the order with all it holds (its notifications included), commit', async () => {
+  it('sends three statements without a promo code: the order limits, every read, the order with its claim and all it holds; no transaction', async () => {
     await placeOrder(t.server, t.w); // the token's revocation looked up, the store's zone met
     const watch = watchStatements(t.server.db.orm);
     const res = await placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-count' });
     const texts = watch.stop();
     expect(res.status).toBe(201);
-    // The order limits first (prepared, on the read pool), then the ORM's transaction.
+    // Each prepared, on the read pool, committed on its own.
     expect(texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
       'with c0 as',
-      'BEGIN;',
+      'select case when',
       'with claim as',
-      'with o as',
-      'COMMIT;',
     ]);
+    expect(await sql(`select response from idempotency_keys where key = 'checkout-count'`)).toEqual([
+      { response: { orderId: res.body.data.order_id, status: 'pending_acceptance', total: res.body.data.total } },
+    ]);
+  });
+
+  it('with a promo code, a transaction: the order limits, then begin, the claim with every read, the promo code, the order with all it holds, commit', async () => {
+    await promo(t.server, { code: 'COUNTED', maxUsesPerCustomer: null });
+    await placeOrder(t.server, t.w);
+    const watch = watchStatements(t.server.db.orm);
+    const res = await placeOrder(t.server, t.w, cart(t.w, { code_promo: 'COUNTED' }), { 'Idempotency-Key': 'checkout-count-promo' });
+    const texts = watch.stop();
+    expect(res.status).toBe(201);
+    const firsts = texts.map((text) => text.trim().split(/\s+/).slice(0, 3).join(' '));
+    // (After the promo failures' check.) The promo code's own statements come between the claim and the order.
+    const counted = firsts.indexOf('with c0 as');
+    expect([...firsts.slice(counted, counted + 3), firsts.at(-1)]).toEqual(['with c0 as', 'BEGIN;', 'with claim as', 'COMMIT;']);
+    expect(firsts).toContain('with o as');
+  });
+
+  it('writes no order from reads older than CLAIM_WAIT_MS (nothing at all: no claim, item, extra, event or notification)', async () => {
+    const [address] = await sql(
+      `select id, label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
+      [t.w.addressId],
+    );
+    const order = {
+      userId: t.w.customer.user.id,
+      storeId: t.w.owner.store.id,
+      address,
+      status: 'pending_acceptance',
+      subtotalCents: 1200,
+      deliveryFeeCents: 0,
+      discountCents: 0,
+      totalCents: 1200,
+      promoId: null,
+      promoCode: null,
+      items: [
+        {
+          productId: t.w.cola.id,
+          productName: 'Cola',
+          quantity: 1,
+          specialInstructions: null,
+          basePriceCents: 1200,
+          unitPriceCents: 1200,
+          totalPriceCents: 1200,
+          extras: [{ kind: 'supplement', id: t.w.pizza.cheese, name: 'Extra cheese', priceCents: 0 }],
+        },
+      ],
+    } as unknown as NewOrder;
+    const em = t.server.db.orm.em.fork();
+    const readAt = async (msAgo: number) =>
+      (await sql(`select (clock_timestamp() - make_interval(secs => ?))::text as at`, [msAgo / 1000]))[0].at as string;
+    const claim = { key: 'checkout-stale', hash: 'h', total: 12 };
+    expect(await insertOrderAlone(em, order, null, await readAt(CLAIM_WAIT_MS + 50))).toBeNull();
+    expect(await insertOrderAlone(em, order, claim, await readAt(CLAIM_WAIT_MS + 50))).toBeNull();
+    const tables = ['orders', 'order_items', 'order_item_extras', 'order_events', 'notification_outbox', 'idempotency_keys'];
+    for (const table of tables)
+      expect({ table, rows: await sql(`select count(*)::int as n from ${table}`) }).toEqual({ table, rows: [{ n: 0 }] });
+    // Fresh reads: written, the claim answered as it is made.
+    const written = await insertOrderAlone(em, order, claim, await readAt(0));
+    expect(written).toMatchObject({ status: 'pending_acceptance' });
+    expect(await sql(`select response from idempotency_keys where key = 'checkout-stale'`)).toEqual([
+      { response: { orderId: written!.id, status: 'pending_acceptance', total: 12 } },
+    ]);
+    for (const table of tables)
+      expect({ table, rows: await sql(`select count(*)::int as n from ${table}`) }).not.toEqual({ table, rows: [{ n: 0 }] });
+    // The key taken: nothing more is written.
+    expect(await insertOrderAlone(em, order, claim, await readAt(0))).toBeNull();
+    expect(await countOrders()).toBe(1);
+    expect(await sql(`select count(*)::int as n from order_item_extras`)).toEqual([{ n: 1 }]);
   });
 
   it("reads on its prepared statement's generic plan: planned once per connection, not on every checkout", async () => {
@@ -351,9 +419,12 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     await holder.connect();
     try {
       await holder.query('begin');
-      await holder.query(`insert into idempotency_keys (user_id, key, request_hash) values ($1, 'checkout-reread', 'h')`, [
-        t.w.customer.user.id,
-      ]);
+      // Claimed as every claim is (CLAIM_SQL: the key's lock first).
+      let n = 0;
+      await holder.query(
+        CLAIM_SQL.replace(/\?/g, () => `$${++n}`),
+        [t.w.customer.user.id, 'checkout-reread', 'h'],
+      );
       const retry = placeOrder(t.server, t.w, cart(t.w), { 'Idempotency-Key': 'checkout-reread' });
       await until(async () => (await lockWaiters()) === 1, "the retry waiting on the holder's claim");
       // While it waits, the cola costs 1 more; then the first request fails.

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { Pool } from 'pg';
 import { DriverException } from '@mikro-orm/core';
 import { Database } from '../src/db/orm';
-import { AppEntityManager, executePrepared, readPoolOf } from '../src/common/entity-manager';
+import { AppEntityManager, executePrepared, onOneConnection, readPoolOf } from '../src/common/entity-manager';
 import { databaseFault } from '../src/common/database-faults';
 import { openTestDatabase } from './helpers/database';
 
@@ -151,5 +151,29 @@ describe('executePrepared', () => {
       { q: 2, pid: expect.any(Number) },
     ]);
     expect(new Set(rows.map((r: { pid: number }) => r.pid)).size).toBe(2);
+  });
+});
+
+describe('onOneConnection', () => {
+  it("sends its fork's statements on one read-pool connection, held until the work ends, each committed on its own", async () => {
+    expect(readConnections()).toHaveLength(1);
+    const em = db.orm.em.fork();
+    const statement = 'select pg_backend_pid() as pid, txid_current()::text as tx';
+    const [a, b] = await onOneConnection(em, async (one) => {
+      const [first] = await executePrepared<{ pid: number; tx: string }>(one, statement, []);
+      // The read pool's only connection is held: another caller waits for it (and gives up: 503).
+      const other = await executePrepared(em, 'select 1 as one', []).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(databaseFault(other)).toMatchObject({ code: 'UNAVAILABLE' });
+      await expect(executePrepared(one, 'select 1 / ?::int as q', [0])).rejects.toThrow(/division by zero/);
+      const [second] = await executePrepared<{ pid: number; tx: string }>(one, statement, []);
+      return [first, second];
+    });
+    expect(a.pid).toBe(b.pid);
+    expect(a.tx).not.toBe(b.tx);
+    // Released: the next caller has it.
+    expect(await executePrepared(em, 'select 1 as one', [])).toEqual([{ one: 1 }]);
   });
 });

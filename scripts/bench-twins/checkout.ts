@@ -3,13 +3,14 @@
  * does for a checkout, the limit of the service's statements. The token checked as the service
  * checks it (signature, issuer, audience; its revocation looked up once per
  * TOKEN_REVOCATION_RECHECK_SECONDS, as the service's cache does), the order limits counted by
- * the service's statement, then in one transaction the service's own statements, built by its
- * builders: the Idempotency-Key's claim with every read (orders/checkout-query.ts), the cart
- * priced by its pricing (orders/cart-pricing.ts), the order with its items, extras, first event,
- * that event's notifications (notifications/outbox.ts) and the key's answer; the service's JSON
- * by hand, each sent as a named prepared statement as the service sends them. A retry with the key answers the first answer, as the service does (the bench sends
- * one request to both at once: whichever claims the key second answers the first's order).
- *
+ * the service's statement, then the service's own statements without a promo code, built by its
+ * builders, each committed on its own: every read (orders/checkout-query.ts), the cart priced by
+ * its pricing (orders/cart-pricing.ts), the order with the Idempotency-Key's claim, its items,
+ * extras, first event and that event's notifications (notifications/outbox.ts); when that wrote
+ * nothing from reads too old, the service's transaction (the claim with every read, the order);
+ * the service's JSON by hand, each sent as a named prepared statement as the service sends them.
+ * A retry with the key answers the first answer, as the service does (the bench sends one request
+ * to both at once: whichever claims the key second answers the first's order). *
  * What the bench sends only: a valid cart without a promo code. Whatever else answers a bare
  * 422 or 500 (the service's full checks and messages are its business, not the twin's).
  */
@@ -22,7 +23,13 @@ import { FieldErrors } from '../../src/common/errors';
 import type { Config } from '../../src/config';
 import { enqueueCtes } from '../../src/modules/notifications/outbox';
 import { cartColumns, priceCart } from '../../src/modules/orders/cart-pricing';
-import { checkoutPlaceStatement, insertOrderStatement, readInsertedOrder, readPlace } from '../../src/modules/orders/checkout-query';
+import {
+  checkoutPlaceStatement,
+  insertOrderStatement,
+  orderAloneStatement,
+  readInsertedOrder,
+  readPlace,
+} from '../../src/modules/orders/checkout-query';
 import type { CheckoutInput } from '../../src/modules/orders/checkout.inputs';
 import { requestHash } from '../../src/modules/orders/idempotency';
 import { localTimesOf } from '../../src/modules/stores/local-time';
@@ -129,11 +136,72 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
       }
       const key = req.get('idempotency-key')?.trim() || null;
       const claim = key ? { key, hash: requestHash(input) } : null;
+      const at = { storeId: input.storeId, addressId: input.addressId, userId };
+      const cart = cartColumns(input.items);
+      // As the service without a promo code: every read, then the order with its claim in one statement, on one connection.
+      const one = await pool.connect();
+      try {
+        const read = async () =>
+          readPlace((await query<never>(one, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, null)))[0]);
+        let place = await read();
+        if (place.store && !place.store.zoneKnown) {
+          zonesMet.add(place.store.timezone);
+          place = await read();
+        }
+        const { store, address } = place;
+        const errors: FieldErrors = {};
+        const items = store ? priceCart(place.cart, input.storeId, input.items, errors) : [];
+        if (!store || !store.isActive || !store.open || !address || !place.inside || Object.keys(errors).length > 0) {
+          res.status(422).json({ message: 'The given data was invalid.', errors });
+          return;
+        }
+        const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
+        const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
+        const totalCents = subtotalCents + deliveryFeeCents;
+        const [row] = await query<Parameters<typeof readInsertedOrder>[0]>(
+          one,
+          orderAloneStatement(
+            {
+              userId,
+              storeId: store.id,
+              address,
+              status: 'pending_acceptance',
+              subtotalCents,
+              deliveryFeeCents,
+              discountCents: 0,
+              totalCents,
+              promoId: null,
+              promoCode: null,
+              items,
+            },
+            claim && { ...claim, total: toAmount(totalCents) },
+            place.readAt,
+            enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null }),
+          ),
+        );
+        if (row) {
+          const order = readInsertedOrder(row);
+          answer(res, { orderId: order.id, status: order.status, total: toAmount(totalCents) });
+          return;
+        }
+        if (claim) {
+          const [used] = await query<{ request_hash: string; response: Placed | null }>(one, {
+            sql: `select request_hash, response from idempotency_keys where user_id = ? and key = ?`,
+            params: [userId, claim.key],
+          });
+          if (used) {
+            if (used.request_hash === claim.hash && used.response) answer(res, used.response);
+            else res.status(used.request_hash === claim.hash ? 409 : 422).json({ message: 'The twin answers no such retry.' });
+            return;
+          }
+        }
+        // Its reads were too old by then: the transaction's way, as the service's.
+      } finally {
+        one.release();
+      }
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const at = { storeId: input.storeId, addressId: input.addressId, userId };
-        const cart = cartColumns(input.items);
         const read = async (withClaim: typeof claim) =>
           readPlace((await query<never>(client, checkoutPlaceStatement(at, localTimesOf(zonesMet, new Date()), cart, withClaim)))[0]);
         let place = await read(claim);

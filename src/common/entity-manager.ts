@@ -7,7 +7,7 @@
  */
 import type { AnyEntity, Configuration, EntityData, MikroORM } from '@mikro-orm/core';
 import { EntityManager, Knex, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 
 /** The application's ORM (opened by db/orm.ts `openDatabase`). */
 export type Orm = MikroORM<PostgreSqlDriver>;
@@ -39,6 +39,9 @@ export function useReadPool(orm: { config: Configuration }, pool: Pool): void {
 export function readPoolOf(orm: { config: Configuration }): Pool | undefined {
   return readPools.get(orm.config);
 }
+
+/** Forks made by `onOneConnection`, and the read pool's connection each sends its statements on. */
+const heldConnections = new WeakMap<EntityManager, PoolClient>();
 
 /** Each text with its `?` placeholders numbered (`$1`...), as knex numbers them: a text's numbering depends on the text alone. */
 const nativeTexts = new Map<string, string>();
@@ -109,7 +112,7 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     const text = config.get('onQuery')(sql, params);
     const name = sharedSessions.has(config) || options.named === false ? undefined : statementName(text);
     const trx = this.getContext(false).getTransactionContext<Knex.Transaction>();
-    const pool = trx || options.readPool === false ? undefined : readPools.get(config);
+    const pool = trx || options.readPool === false ? undefined : (heldConnections.get(this) ?? readPools.get(config));
     try {
       if (trx) {
         // The transaction's connection, through knex's runner; pg takes `name` from the query's options.
@@ -132,6 +135,36 @@ export class AppEntityManager extends EntityManager<PostgreSqlDriver> {
     } catch (error) {
       throw this.getDriver().convertException(error as Error);
     }
+  }
+}
+
+/**
+ * `work` with a fork of `em` whose `executePrepared` statements outside a transaction are all sent
+ * on one connection of the read pool, held until `work` ends: statements that must follow each
+ * other closely (checkout's reads, then its one-statement write) do not wait for the pool between
+ * them. Each still commits on its own. Where there is no read pool, `em` itself.
+ */
+export async function onOneConnection<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  const pool = readPools.get(em.config);
+  if (!pool) return work(em);
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw em.getDriver().convertException(error as Error);
+  }
+  const fork = em.fork();
+  heldConnections.set(fork, client);
+  let broken: Error | undefined;
+  try {
+    return await work(fork);
+  } catch (error) {
+    // A statement's error leaves the connection usable; a connection's own (no SQLSTATE) does not.
+    if (error instanceof Error && typeof (error as { code?: unknown }).code !== 'string' && !('sqlState' in error)) broken = error;
+    throw error;
+  } finally {
+    heldConnections.delete(fork);
+    client.release(broken);
   }
 }
 

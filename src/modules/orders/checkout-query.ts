@@ -10,7 +10,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared, PreparedValue } from '../../common/entity-manager';
 import type { PricingRows } from '../catalog/product-query';
 import type { PricedItem } from './cart-pricing';
-import { CLAIM_SQL } from './idempotency';
+import { CLAIM_SQL, claimSql } from './idempotency';
 import { FIRST_EVENT_SQL, firstEventNotifications } from './order-events';
 
 export interface CheckoutStore {
@@ -91,6 +91,7 @@ export function checkoutPlaceStatement(
          as inside,
        ${claim ? 'exists (select from claim)' : 'null::boolean'} as claimed,
        ${claim ? `coalesce((select at - statement_timestamp() >= interval '${CLAIM_WAIT_MS} milliseconds' from claim), false)` : 'false'} as waited,
+       statement_timestamp()::text as read_at,
        ${cart.sql}
      from (select ?::int as store_id, ?::int as address_id, ?::int as user_id, ?::jsonb as times) k
      left join stores s on s.id = k.store_id
@@ -120,14 +121,17 @@ export async function checkoutPlace(
   return readPlace(row);
 }
 
-/** What `checkoutPlace` answers: the place, and whether the claim was taken (null: none asked) and `waited`. */
-export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean };
-type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null; waited: boolean };
+/**
+ * What `checkoutPlace` answers: the place, whether the claim was taken (null: none asked) and
+ * `waited`, and `readAt`, when the statement began (its reads' instant, by the database's clock).
+ */
+export type PlaceRead = CheckoutPlace & { claimed: boolean | null; waited: boolean; readAt: string };
+type PlaceRow = Omit<CheckoutPlace, 'cart'> & PricingRows & { claimed: boolean | null; waited: boolean; read_at: string };
 
 /** A row of `checkoutPlaceStatement` as `checkoutPlace` answers it. */
 export function readPlace(row: PlaceRow): PlaceRead {
-  const { store, address, inside, claimed, waited, products, groups, values, supplements } = row;
-  return { store, address, inside, claimed, waited, cart: { products, groups, values, supplements } };
+  const { store, address, inside, claimed, waited, read_at: readAt, products, groups, values, supplements } = row;
+  return { store, address, inside, claimed, waited, readAt, cart: { products, groups, values, supplements } };
 }
 
 /** What an order copies and costs, as checkout computed it (the columns of `orders` it sets). */
@@ -155,27 +159,48 @@ export interface InsertedOrder {
   eventAt: Date;
 }
 
+/** The columns `orders` is inserted with, and their values (`orderValues`), in this order. */
+const ORDER_COLUMNS = `user_id, store_id, address_id, status, subtotal_cents, delivery_fee_cents, discount_cents, total_cents,
+         promo_id, promo_code, address_label, address_line1, address_line2, address_city, address_latitude, address_longitude,
+         address_instructions, last_event_seq`;
+const ORDER_VALUES = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1';
+
+function orderValues(order: NewOrder): PreparedValue[] {
+  const a = order.address;
+  return [
+    order.userId,
+    order.storeId,
+    a.id,
+    order.status,
+    order.subtotalCents,
+    order.deliveryFeeCents,
+    order.discountCents,
+    order.totalCents,
+    order.promoId,
+    order.promoCode,
+    a.label,
+    a.line1,
+    a.line2,
+    a.city,
+    a.latitude,
+    a.longitude,
+    a.instructions,
+  ];
+}
+
 /**
- * The statement of `insertOrder`. The items' ids are taken from their sequence in the cart's
- * order first (`lines`), so each extra names its item and the items keep the cart's order;
- * extras keep their item's order (options, then supplements). With `answer`, the key's claim
- * (made by this transaction) is answered in the same statement: `{ orderId, status, total }`.
- * `notifications`: the first event's outbox rows, as CTEs that follow `e` (order-events.ts
- * `firstEventNotifications`), written by the same statement.
+ * What follows the order's insert (`o`): its items (ids taken from their sequence in the cart's
+ * order first, `lines`, so each extra names its item and the items keep the cart's order), their
+ * extras (in their item's order: options, then supplements; none without the order: an order
+ * not written, `orderAloneStatement`, writes nothing), its first event (`e`) and that event's
+ * notifications (order-events.ts `firstEventNotifications`).
  */
-export function insertOrderStatement(
+function orderParts(
   order: NewOrder,
-  answer: { key: string; total: number } | null,
   notifications: { sql: string; params: PreparedValue[] } | null,
 ): { sql: string; params: PreparedValue[] } {
-  const a = order.address;
   return {
-    sql: `with o as (
-       insert into orders (user_id, store_id, address_id, status, subtotal_cents, delivery_fee_cents, discount_cents, total_cents,
-         promo_id, promo_code, address_label, address_line1, address_line2, address_city, address_latitude, address_longitude,
-         address_instructions, last_event_seq)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-       returning id, status, store_id, driver_id, user_id, rejection_reason),
+    sql: `
      lines as materialized (
        select nextval('order_items_id_seq')::int as id, l.line from jsonb_array_elements(?::jsonb) l(line)),
      i as (
@@ -187,39 +212,71 @@ export function insertOrderStatement(
      x as (
        insert into order_item_extras (item_id, kind, id, name, price_cents)
        select lines.id, e->>'kind', (e->>'id')::int, e->>'name', (e->>'priceCents')::int
-       from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) order by lines.id, x.n),
-     e as (${FIRST_EVENT_SQL})${notifications?.sql ?? ''}${
-       answer
-         ? `,
+       from lines, jsonb_array_elements(lines.line->'extras') with ordinality x(e, n) where exists (select from o) order by lines.id, x.n),
+     e as (${FIRST_EVENT_SQL})${notifications?.sql ?? ''}`,
+    // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
+    params: [JSON.stringify(order.items), ...(notifications?.params ?? [])],
+  };
+}
+
+/**
+ * The statement of `insertOrder`, in the checkout's transaction: the order and `orderParts`.
+ * With `answer`, the key's claim (made by this transaction) is answered in the same statement:
+ * `{ orderId, status, total }`.
+ */
+export function insertOrderStatement(
+  order: NewOrder,
+  answer: { key: string; total: number } | null,
+  notifications: { sql: string; params: PreparedValue[] } | null,
+): { sql: string; params: PreparedValue[] } {
+  const parts = orderParts(order, notifications);
+  return {
+    sql: `with o as (
+       insert into orders (${ORDER_COLUMNS})
+       values (${ORDER_VALUES})
+       returning id, status, store_id, driver_id, user_id, rejection_reason),${parts.sql}${
+         answer
+           ? `,
      k as (
        update idempotency_keys set response = jsonb_build_object('orderId', o.id, 'status', o.status, 'total', ?::numeric)
        from o where idempotency_keys.user_id = ?::int and idempotency_keys.key = ?::text returning 1)`
-         : ''
-     }
+           : ''
+       }
      select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${answer ? '(select count(*) from k)::int' : 'null::int'} as answered
      from o, e`,
+    params: [...orderValues(order), ...parts.params, ...(answer ? [answer.total, order.userId, answer.key] : [])],
+  };
+}
+
+/**
+ * The order written by one statement of its own, no transaction (checkout without a promo code):
+ * `orderParts` after the order, and with `claim` the Idempotency-Key's claim first, answered as
+ * it is made (the order's id taken from its sequence with it). Written only while the reads it
+ * was priced from (`readAt`, checkoutPlaceStatement's `read_at`) are less than CLAIM_WAIT_MS old:
+ * with a claim, checked once the key's lock is held (after any wait for another holder of the
+ * key). No row: nothing written (the key was taken, or the reads were too old by then).
+ */
+export function orderAloneStatement(
+  order: NewOrder,
+  claim: (KeyClaim & { total: number }) | null,
+  readAt: string,
+  notifications: { sql: string; params: PreparedValue[] } | null,
+): { sql: string; params: PreparedValue[] } {
+  const fresh = `clock_timestamp() < ?::timestamptz + interval '${CLAIM_WAIT_MS} milliseconds'`;
+  const parts = orderParts(order, notifications);
+  const answer = `jsonb_build_object('orderId', k.order_id, 'status', ?::text, 'total', ?::numeric)`;
+  return {
+    sql: `with ${claim ? `claim as (${claimSql(fresh, answer)}),\n     ` : ''}o as (
+       insert into orders (${claim ? 'id, ' : ''}${ORDER_COLUMNS})
+       select ${claim ? 'claim.order_id, ' : ''}${ORDER_VALUES}${claim ? ' from claim' : ` where ${fresh}`}
+       returning id, status, store_id, driver_id, user_id, rejection_reason),${parts.sql}
+     select o.id, o.status, o.store_id, o.driver_id, e.id as event_id, e.created_at, ${claim ? '1' : 'null::int'} as answered
+     from o, e`,
     params: [
-      order.userId,
-      order.storeId,
-      a.id,
-      order.status,
-      order.subtotalCents,
-      order.deliveryFeeCents,
-      order.discountCents,
-      order.totalCents,
-      order.promoId,
-      order.promoCode,
-      a.label,
-      a.line1,
-      a.line2,
-      a.city,
-      a.latitude,
-      a.longitude,
-      a.instructions,
-      // Each line as priced (cart-pricing.ts PricedItem), read back by the `->>` of its keys.
-      JSON.stringify(order.items),
-      ...(notifications?.params ?? []),
-      ...(answer ? [answer.total, order.userId, answer.key] : []),
+      ...(claim ? [order.status, claim.total, order.userId, claim.key, claim.hash, readAt] : []),
+      ...orderValues(order),
+      ...(claim ? [] : [readAt]),
+      ...parts.params,
     ],
   };
 }
@@ -237,6 +294,18 @@ export async function insertOrder(
   const { sql, params } = insertOrderStatement(order, answer, firstEventNotifications(order.status));
   const [row] = await executePrepared<InsertedRow>(tx, sql, params);
   return readInsertedOrder(row);
+}
+
+/** `orderAloneStatement`, sent on its own (no transaction): the order, or null when nothing was written. */
+export async function insertOrderAlone(
+  em: EntityManager,
+  order: NewOrder,
+  claim: (KeyClaim & { total: number }) | null,
+  readAt: string,
+): Promise<InsertedOrder | null> {
+  const { sql, params } = orderAloneStatement(order, claim, readAt, firstEventNotifications(order.status));
+  const [row] = await executePrepared<InsertedRow>(em, sql, params);
+  return row ? readInsertedOrder(row) : null;
 }
 
 interface InsertedRow {

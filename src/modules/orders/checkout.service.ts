@@ -1,12 +1,15 @@
 /**
- * Checkout (spec §4.3 create order): everything priced by the server, everything written in
- * one transaction (order, items, promo redemption, first event, idempotency answer), events
- * published after commit. Its statements (checkout-query.ts): the rate limits, then in the
- * transaction the key's claim with every read, the order with everything it holds (its items,
- * extras, first event and that event's notifications, the key's answer).
+ * Checkout (spec §4.3 create order): everything priced by the server, everything written at
+ * once (order, items, promo redemption, first event, idempotency answer), events published after
+ * commit. Its statements (checkout-query.ts): the rate limits, then without a promo code every
+ * read, then one statement that claims the key and writes the order with everything it holds
+ * (its items, extras, first event and that event's notifications, the key's answer), no
+ * transaction around them (`placedAlone`); with a promo code, or when that statement wrote
+ * nothing, a transaction: the key's claim with every read, the order with everything it holds.
  */
 import { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, conflict, FieldErrors, validationFailed } from '../../common/errors';
+import { onOneConnection } from '../../common/entity-manager';
 import { ruleProblems } from '../../common/validation';
 import { Context, viewerOf } from '../../context';
 import { toAmount } from '../../common/money';
@@ -14,9 +17,9 @@ import { PromoCode } from '../promos/promo-code.entity';
 import { priceAndRedeemPromo } from '../promos/promo.service';
 import { meetZone, metZonesLocalTimes } from '../stores/local-time';
 import { cartColumns, priceCart } from './cart-pricing';
-import { checkoutPlace, CheckoutPlace, insertOrder, KeyClaim, PlaceRead } from './checkout-query';
+import { checkoutPlace, CheckoutPlace, insertOrder, insertOrderAlone, KeyClaim, NewOrder, PlaceRead } from './checkout-query';
 import { CheckoutInput } from './checkout.inputs';
-import { claimedBefore, parseKey, requestHash } from './idempotency';
+import { claimedBefore, keyAnswer, parseKey, requestHash } from './idempotency';
 import { firstEventWritten, OrderEventMessage, publishEvents } from './order-events';
 
 /** The first answer to a checkout, kept for Idempotency-Key replays. */
@@ -40,24 +43,27 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
   await orders.consume(caller);
   const claim = key ? { key, hash: requestHash(input) } : null;
   try {
-    const { placed, events } = await ctx.em.transactional(async (tx) => {
-      // The claim is this transaction's row, inserted by its first read: a concurrent retry waits
-      // there for the first's commit, then answers the first answer.
-      let place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
-      if (claim && !place.claimed) {
-        const before = await claimedBefore<PlacedOrder>(tx, viewer.userId, claim.key, claim.hash);
-        if (before?.answer) return { placed: before.answer, events: [] };
-        // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
-        if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
-        // null: the key was free after all and is this transaction's now (claimKey's retry).
-      }
-      // The claim waited for a first request with the key, which then failed (or freed it): what
-      // the statement read is from before that wait (up to the lock timeout): read it again.
-      if (claim && (!place.claimed || place.waited)) place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, null);
-      const order = await createOrder(tx, viewer.userId, input, place, problems, claim?.key ?? null);
-      const placed: PlacedOrder = { orderId: order.id, status: order.status, total: toAmount(order.totalCents) };
-      return { placed, events: [order.event] };
-    });
+    // Without a promo code, in one statement; else (or when that wrote nothing) in a transaction.
+    const { placed, events } =
+      (!withPromo && (await placedAlone(ctx, viewer.userId, input, problems, claim))) ||
+      (await ctx.em.transactional(async (tx): Promise<Placement> => {
+        // The claim is this transaction's row, inserted by its first read: a concurrent retry waits
+        // there for the first's commit, then answers the first answer.
+        let place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, claim);
+        if (claim && !place.claimed) {
+          const before = await claimedBefore<PlacedOrder>(tx, viewer.userId, claim.key, claim.hash);
+          if (before?.answer) return { placed: before.answer, events: [] };
+          // Checkout saves its answer with its claim; an unanswered row is a claim of the code before that.
+          if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
+          // null: the key was free after all and is this transaction's now (claimKey's retry).
+        }
+        // The claim waited for a first request with the key, which then failed (or freed it): what
+        // the statement read is from before that wait (up to the lock timeout): read it again.
+        if (claim && (!place.claimed || place.waited)) place = await placeOf(ctx, tx, viewer.userId, input, !problems.items, null);
+        const order = await createOrder(tx, viewer.userId, input, place, problems, claim?.key ?? null);
+        const placed: PlacedOrder = { orderId: order.id, status: order.status, total: toAmount(order.totalCents) };
+        return { placed, events: [order.event] };
+      }));
     publishEvents(ctx.services.pubSub, events);
     return placed;
   } catch (error) {
@@ -66,6 +72,58 @@ export async function placeOrder(ctx: Context, input: CheckoutInput, idempotency
     if (withPromo && error instanceof AppError && error.details.fields?.codePromo) await promoFailures.penalize(caller);
     throw error;
   }
+}
+
+/** A checkout's answer and the events to publish once it is committed. */
+interface Placement {
+  placed: PlacedOrder;
+  events: OrderEventMessage[];
+}
+
+/**
+ * A checkout without a promo code: every read in one statement of its own, then the order and
+ * the key's claim in another (checkout-query.ts `orderAloneStatement`), each committed on its
+ * own: no transaction is held across the pricing. The order is written only while its reads are
+ * less than CLAIM_WAIT_MS old when the key is claimed (after any wait for another holder of it),
+ * as the transaction's way reads again after such a wait. Null: nothing was written, the
+ * transaction's way decides (reads too old, the key freed meanwhile, or a refusal with a key:
+ * a key used before answers its first answer there, whatever the cart is now).
+ */
+async function placedAlone(
+  ctx: Context,
+  userId: number,
+  input: CheckoutInput,
+  problems: FieldErrors,
+  claim: KeyClaim | null,
+): Promise<Placement | null> {
+  // One read-pool connection for the reads and the write: no wait for the pool between them.
+  return onOneConnection(ctx.em, async (em) => {
+    const place = await placeOf(ctx, em, userId, input, !problems.items, null);
+    let order: NewOrder;
+    try {
+      order = orderOf(userId, input, place, problems);
+    } catch (error) {
+      if (claim) return null;
+      throw error;
+    }
+    const total = toAmount(order.totalCents);
+    const written = await insertOrderAlone(em, order, claim && { ...claim, total }, place.readAt);
+    if (written) {
+      const event = firstEventWritten({
+        orderId: written.id,
+        eventId: written.eventId,
+        status: written.status,
+        at: written.eventAt,
+        storeId: written.storeId,
+        driverId: written.driverId,
+      });
+      return { placed: { orderId: written.id, status: written.status, total }, events: [event] };
+    }
+    const before = claim && (await keyAnswer<PlacedOrder>(em, userId, claim.key, claim.hash));
+    if (before?.answer) return { placed: before.answer, events: [] };
+    if (before) throw conflict('A request with this Idempotency-Key is still being processed.');
+    return null;
+  });
 }
 
 /**
@@ -93,17 +151,10 @@ async function placeOf(
 }
 
 /**
- * `place`: the store and address read (placeOf). `problems`: the body's rule problems, reported
- * with the database's. `key`: the Idempotency-Key this transaction claimed, answered with the order.
+ * The order `input` makes at `place` (placeOf's read), checked and priced, without a promo
+ * code; 422 with every problem. `problems`: the body's rule problems, reported with the database's.
  */
-async function createOrder(
-  tx: EntityManager,
-  userId: number,
-  input: CheckoutInput,
-  place: CheckoutPlace,
-  problems: FieldErrors,
-  key: string | null,
-): Promise<{ id: number; status: string; totalCents: number; event: OrderEventMessage }> {
+function orderOf(userId: number, input: CheckoutInput, place: CheckoutPlace, problems: FieldErrors): NewOrder {
   const errors: FieldErrors = { ...problems };
   const add = (path: string, message: string) => {
     if (!problems[path]) (errors[path] ??= []).push(message); // a field that breaks a rule is not looked up
@@ -119,37 +170,55 @@ async function createOrder(
 
   const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
   const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
+  return {
+    userId,
+    storeId: store.id,
+    address,
+    status: 'pending_acceptance',
+    subtotalCents,
+    deliveryFeeCents,
+    discountCents: 0,
+    totalCents: subtotalCents + deliveryFeeCents,
+    promoId: null,
+    promoCode: null,
+    items,
+  };
+}
+
+/**
+ * In the checkout's transaction: `orderOf`, its promo code checked, priced and redeemed, the order
+ * written. `key`: the Idempotency-Key this transaction claimed, answered with the order.
+ */
+async function createOrder(
+  tx: EntityManager,
+  userId: number,
+  input: CheckoutInput,
+  place: CheckoutPlace,
+  problems: FieldErrors,
+  key: string | null,
+): Promise<{ id: number; status: string; totalCents: number; event: OrderEventMessage }> {
+  let order = orderOf(userId, input, place, problems);
   let promo: { promo: PromoCode; discountCents: number; redeem: (orderId: number) => Promise<void> } | undefined;
   if (input.codePromo?.trim()) {
-    promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: store.id, subtotalCents });
-  }
-  const discountCents = promo?.discountCents ?? 0;
-  const totalCents = subtotalCents + deliveryFeeCents - discountCents;
-  const order = await insertOrder(
-    tx,
-    {
-      userId,
-      storeId: store.id,
-      address,
-      status: 'pending_acceptance',
-      subtotalCents,
-      deliveryFeeCents,
+    promo = await priceAndRedeemPromo(tx, input.codePromo, { userId, storeId: order.storeId, subtotalCents: order.subtotalCents });
+    const discountCents = promo.discountCents;
+    order = {
+      ...order,
       discountCents,
-      totalCents,
-      promoId: promo?.promo.id ?? null,
-      promoCode: promo?.promo.code ?? null,
-      items,
-    },
-    key === null ? null : { key, total: toAmount(totalCents) },
-  );
-  await promo?.redeem(order.id);
+      totalCents: order.subtotalCents + order.deliveryFeeCents - discountCents,
+      promoId: promo.promo.id,
+      promoCode: promo.promo.code,
+    };
+  }
+  const inserted = await insertOrder(tx, order, key === null ? null : { key, total: toAmount(order.totalCents) });
+  await promo?.redeem(inserted.id);
   const event = firstEventWritten({
-    orderId: order.id,
-    eventId: order.eventId,
-    status: order.status,
-    at: order.eventAt,
-    storeId: order.storeId,
-    driverId: order.driverId,
+    orderId: inserted.id,
+    eventId: inserted.eventId,
+    status: inserted.status,
+    at: inserted.eventAt,
+    storeId: inserted.storeId,
+    driverId: inserted.driverId,
   });
-  return { id: order.id, status: order.status, totalCents, event };
+  return { id: inserted.id, status: inserted.status, totalCents: order.totalCents, event };
 }
