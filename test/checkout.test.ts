@@ -257,34 +257,18 @@ describe('POST /api/v1/customer/orders', () => {
   });
 
   it('writes no order from reads older than CLAIM_WAIT_MS (nothing at all: no claim, item, extra, event or notification)', async () => {
-    const [address] = await sql(
-      `select id, label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
-      [t.w.addressId],
-    );
-    const order = {
-      userId: t.w.customer.user.id,
-      storeId: t.w.owner.store.id,
-      address,
-      status: 'pending_acceptance',
-      subtotalCents: 1200,
-      deliveryFeeCents: 0,
-      discountCents: 0,
-      totalCents: 1200,
-      promoId: null,
-      promoCode: null,
-      items: [
-        {
-          productId: t.w.cola.id,
-          productName: 'Cola',
-          quantity: 1,
-          specialInstructions: null,
-          basePriceCents: 1200,
-          unitPriceCents: 1200,
-          totalPriceCents: 1200,
-          extras: [{ kind: 'supplement', id: t.w.pizza.cheese, name: 'Extra cheese', priceCents: 0 }],
-        },
-      ],
-    } as unknown as NewOrder;
+    const order = await newOrder([
+      {
+        productId: t.w.cola.id,
+        productName: 'Cola',
+        quantity: 1,
+        specialInstructions: null,
+        basePriceCents: 1200,
+        unitPriceCents: 1200,
+        totalPriceCents: 1200,
+        extras: [{ kind: 'supplement', id: t.w.pizza.cheese, name: 'Extra cheese', priceCents: 0 }],
+      },
+    ]);
     const em = t.server.db.orm.em.fork();
     const readAt = async (msAgo: number) =>
       (await sql(`select (clock_timestamp() - make_interval(secs => ?))::text as at`, [msAgo / 1000]))[0].at as string;
@@ -444,23 +428,7 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
 
   it("refuses an order whose key's answer finds no claim to answer (nothing is written)", async () => {
     const em = t.server.db.orm.em.fork();
-    const [address] = await sql(
-      `select id, label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`,
-      [t.w.addressId],
-    );
-    const order = {
-      userId: t.w.customer.user.id,
-      storeId: t.w.owner.store.id,
-      address,
-      status: 'pending_acceptance',
-      subtotalCents: 1200,
-      deliveryFeeCents: 0,
-      discountCents: 0,
-      totalCents: 1200,
-      promoId: null,
-      promoCode: null,
-      items: [],
-    } as unknown as NewOrder;
+    const order = await newOrder([]);
     await expect(em.transactional((tx) => insertOrder(tx, order, { key: 'never-claimed', total: 12 }))).rejects.toThrow(
       /answer updated 0 rows/,
     );
@@ -562,3 +530,23 @@ describe('POST /api/v1/customer/orders with Idempotency-Key', () => {
     expect(await countOrders()).toBe(2);
   });
 });
+
+/** An order as checkout computes it (1,200 cents, the customer's first address), with `items` as priced. */
+async function newOrder(items: unknown[]): Promise<NewOrder> {
+  const [address] = await sql(`select id, label, line1, line2, city, latitude, longitude, instructions from user_addresses where id = ?`, [
+    t.w.addressId,
+  ]);
+  return {
+    userId: t.w.customer.user.id,
+    storeId: t.w.owner.store.id,
+    address,
+    status: 'pending_acceptance',
+    subtotalCents: 1200,
+    deliveryFeeCents: 0,
+    discountCents: 0,
+    totalCents: 1200,
+    promoId: null,
+    promoCode: null,
+    items,
+  } as unknown as NewOrder;
+}

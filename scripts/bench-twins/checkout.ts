@@ -29,6 +29,8 @@ import {
   orderAloneStatement,
   readInsertedOrder,
   readPlace,
+  type CheckoutStore,
+  type NewOrder,
 } from '../../src/modules/orders/checkout-query';
 import type { CheckoutInput } from '../../src/modules/orders/checkout.inputs';
 import { requestHash } from '../../src/modules/orders/idempotency';
@@ -60,6 +62,25 @@ function inputOf(body: Body): CheckoutInput {
       options: opt<number[]>(i.options),
       supplements: opt<number[]>(i.supplements),
     })),
+  };
+}
+
+/** The order a checkout without a promo code makes, as the service's `orderOf` prices it (written out again: a twin). */
+function newOrder(userId: number, store: CheckoutStore, address: NewOrder['address'], items: NewOrder['items']): NewOrder {
+  const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
+  const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
+  return {
+    userId,
+    storeId: store.id,
+    address,
+    status: 'pending_acceptance',
+    subtotalCents,
+    deliveryFeeCents,
+    discountCents: 0,
+    totalCents: subtotalCents + deliveryFeeCents,
+    promoId: null,
+    promoCode: null,
+    items,
   };
 }
 
@@ -155,33 +176,19 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
           res.status(422).json({ message: 'The given data was invalid.', errors });
           return;
         }
-        const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
-        const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
-        const totalCents = subtotalCents + deliveryFeeCents;
+        const made = newOrder(userId, store, address, items);
         const [row] = await query<Parameters<typeof readInsertedOrder>[0]>(
           one,
           orderAloneStatement(
-            {
-              userId,
-              storeId: store.id,
-              address,
-              status: 'pending_acceptance',
-              subtotalCents,
-              deliveryFeeCents,
-              discountCents: 0,
-              totalCents,
-              promoId: null,
-              promoCode: null,
-              items,
-            },
-            claim && { ...claim, total: toAmount(totalCents) },
+            made,
+            claim && { ...claim, total: toAmount(made.totalCents) },
             place.readAt,
             enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null }),
           ),
         );
         if (row) {
           const order = readInsertedOrder(row);
-          answer(res, { orderId: order.id, status: order.status, total: toAmount(totalCents) });
+          answer(res, { orderId: order.id, status: order.status, total: toAmount(made.totalCents) });
           return;
         }
         if (claim) {
@@ -227,32 +234,18 @@ export function checkoutRoute(app: express.Express, pool: Pool, config: Config):
           res.status(422).json({ message: 'The given data was invalid.', errors });
           return;
         }
-        const subtotalCents = items.reduce((sum, item) => sum + item.totalPriceCents, 0);
-        const deliveryFeeCents = store.freeDelivery ? 0 : store.deliveryPriceCents;
-        const totalCents = subtotalCents + deliveryFeeCents;
+        const made = newOrder(userId, store, address, items);
         const [row] = await query<Parameters<typeof readInsertedOrder>[0]>(
           client,
           insertOrderStatement(
-            {
-              userId,
-              storeId: store.id,
-              address,
-              status: 'pending_acceptance',
-              subtotalCents,
-              deliveryFeeCents,
-              discountCents: 0,
-              totalCents,
-              promoId: null,
-              promoCode: null,
-              items,
-            },
-            claim ? { key: claim.key, total: toAmount(totalCents) } : null,
+            made,
+            claim ? { key: claim.key, total: toAmount(made.totalCents) } : null,
             enqueueCtes({ order: 'o', event: 'e' }, { type: 'status', status: 'pending_acceptance', data: null }),
           ),
         );
         const order = readInsertedOrder(row);
         await client.query('commit');
-        answer(res, { orderId: order.id, status: order.status, total: toAmount(totalCents) });
+        answer(res, { orderId: order.id, status: order.status, total: toAmount(made.totalCents) });
       } catch (error) {
         await client.query('rollback').catch(() => undefined);
         throw error;
