@@ -7,7 +7,7 @@
  */
 import type { Channel, OutgoingMessage, Outcome } from '../src/modules/notifications/channel';
 import { createChannels, FcmChannel, WhatsAppChannel } from '../src/modules/notifications/channels';
-import { OutboxWorker } from '../src/modules/notifications/worker';
+import { OutboxWorker, prune } from '../src/modules/notifications/worker';
 import { orderAloneStatement } from '../src/modules/orders/checkout-query';
 import { firstEventNotifications } from '../src/modules/orders/order-events';
 import { createLogger } from '../src/common/logger';
@@ -237,6 +237,39 @@ describe("the worker's re-claim guard", () => {
 });
 
 describe('the outbox table', () => {
+  it('is pruned of finished rows older than NOTIFICATIONS_RETENTION_DAYS, never of pending ones, by the first pass of a worker', async () => {
+    await t.server.app.notifications.stop(); // the rows below keep the statuses the test gives them
+    const orders = [await order(), await order(), await order(), await order()];
+    const age = async (orderId: number, status: string, days: number) =>
+      sql(`update notification_outbox set status = ?, created_at = now() - make_interval(days => ?) where order_id = ?`, [
+        status,
+        days,
+        orderId,
+      ]);
+    await age(orders[0], 'sent', 15);
+    await age(orders[1], 'failed', 15);
+    await age(orders[2], 'pending', 15); // still to send, however old (due later: no worker takes it here)
+    await sql(`update notification_outbox set due_at = now() + interval '1 hour' where order_id = ?`, [orders[2]]);
+    await age(orders[3], 'sent', 13); // within the retention
+    const left = async () =>
+      (
+        await sql<{ order_id: number }>(`select order_id from notification_outbox where order_id in (?, ?, ?, ?) order by order_id`, orders)
+      ).map((r) => r.order_id);
+    expect(await left()).toEqual(orders);
+    expect(await prune(t.server.db.orm.em, 14)).toBe(2);
+    expect(await left()).toEqual([orders[2], orders[3]]);
+
+    // A worker prunes on its first pass (then hourly): the row aged past the retention goes.
+    await age(orders[3], 'sent', 15);
+    const fresh = worker({ send: async () => ({ ok: true }) });
+    fresh.start();
+    try {
+      await eventually(async () => expect(await left()).toEqual([orders[2]]));
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('is vacuumed after 1 % of it is dead, not autovacuum’s 20 %: each row leaves dead entries the claim walks past', async () => {
     const [{ options }] = await sql<{ options: string[] }>(
       `select reloptions as options from pg_class where relname = 'notification_outbox'`,
