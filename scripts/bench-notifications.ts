@@ -42,24 +42,32 @@ import { cpuSeconds } from './bench-process';
 /**
  * The fake FCM in a process of its own (this script, forked with `--fake-fcm`): FCM's own work is
  * not the service's, so it is neither billed to this process's CPU per checkout nor competing
- * with the service for its event loop. It reports each push it accepts to this process.
+ * with the service for its event loop. It keeps the pushes it accepts and hands them over only
+ * when asked (`take`: the latency part asks; the throughput rounds never do), so that during the
+ * rounds neither it nor this process spends CPU on the same cores reporting each push.
  */
-async function fcmProcess(): Promise<{ received: ReceivedPush[]; env: Record<string, string>; stop: () => Promise<void> }> {
+async function fcmProcess() {
   const child = fork(__filename, ['--fake-fcm'], {
     execArgv: ['-r', '@swc-node/register'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const received: ReceivedPush[] = [];
+  const taking: ((pushes: ReceivedPush[]) => void)[] = [];
   const env = await new Promise<Record<string, string>>((resolve, reject) => {
-    child.on('message', (message: { env?: Record<string, string>; push?: ReceivedPush }) => {
+    child.on('message', (message: { env?: Record<string, string>; pushes?: ReceivedPush[] }) => {
       if (message.env) resolve(message.env);
-      if (message.push) received.push(message.push);
+      if (message.pushes) taking.shift()?.(message.pushes);
     });
     child.on('exit', (code) => reject(new Error(`fake FCM exited with ${code}`)));
   });
   return {
-    received,
     env,
+    pid: child.pid!,
+    /** The pushes accepted since the last call (in the order received). */
+    take: () =>
+      new Promise<ReceivedPush[]>((resolve) => {
+        taking.push(resolve);
+        child.send({ take: true });
+      }),
     stop: async () => {
       child.kill();
       await new Promise((resolve) => child.once('exit', resolve));
@@ -71,7 +79,10 @@ async function fcmProcess(): Promise<{ received: ReceivedPush[]; env: Record<str
 async function fakeFcmChild(): Promise<void> {
   const fake = new FakeFcm();
   await fake.start();
-  fake.onReceive = (push) => process.send!({ push });
+  process.on('message', (message: { take?: boolean }) => {
+    if (!message.take) return;
+    process.send!({ pushes: fake.received.splice(0) });
+  });
   process.send!({ env: fake.env() });
 }
 
@@ -305,11 +316,15 @@ async function main() {
     await Promise.all(placing);
     const until = Date.now() + 30_000;
     const webCount = values['web-push'] ? count : 0;
-    while ((fcm.received.length < count || pushService.received.length < webCount) && Date.now() < until)
+    const received: ReceivedPush[] = [];
+    for (;;) {
+      received.push(...(await fcm.take()));
+      if ((received.length >= count && pushService.received.length >= webCount) || Date.now() >= until) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const fromAnswer: number[] = [];
     const fromRequest: number[] = [];
-    for (const push of fcm.received) {
+    for (const push of received) {
       const t = sentAt.get(push.data.order_id);
       if (!t) continue;
       fromAnswer.push(Math.max(0, push.at - t.answer));
@@ -318,9 +333,7 @@ async function main() {
     fromAnswer.sort((a, b) => a - b);
     fromRequest.sort((a, b) => a - b);
     if (count > 0) {
-      console.log(
-        `latency: ${count} orders at ${values['per-minute']}/min, ${fcm.received.length} pushes received (load average ${load()})`,
-      );
+      console.log(`latency: ${count} orders at ${values['per-minute']}/min, ${received.length} pushes received (load average ${load()})`);
       console.log(
         `  commit→FCM (from the checkout's answer): p50 ${ms(quantile(fromAnswer, 0.5))}, p99 ${ms(quantile(fromAnswer, 0.99))}, max ${ms(fromAnswer.at(-1)!)}`,
       );
@@ -342,7 +355,7 @@ async function main() {
     // 2. Checkout throughput and the service's CPU per checkout, with and without notifications, alternated.
     const checkouts = Number(values.checkouts);
     const concurrency = Number(values.concurrency);
-    type Round = { perSecond: number; node: number; postgres: number; walwriter: number; perClaim: number; load: string };
+    type Round = { perSecond: number; node: number; postgres: number; walwriter: number; bench: number; perClaim: number; load: string };
     const rounds: Round[][] = [[], []];
     const run = async (notify: boolean) => {
       const before = (await service.round(notify)) as unknown as { done: { claims: number; rows: number } };
@@ -353,6 +366,7 @@ async function main() {
       const postgres0 = new Map(pids.map((pid) => [pid, cpuSeconds([pid])]));
       const wal0 = cpuSeconds(wal);
       const node0 = cpuSeconds([service.child.pid!]);
+      const bench0 = cpuSeconds([fcm.pid, process.pid]);
       let next = 0;
       const began = performance.now();
       await Promise.all(
@@ -366,6 +380,7 @@ async function main() {
       const stats = await service.finish(notify);
       const perSecond = checkouts / ((performance.now() - began) / 1000);
       const node = cpuSeconds([service.child.pid!]) - node0;
+      const bench = cpuSeconds([fcm.pid, process.pid]) - bench0;
       const wal1 = cpuSeconds(wal);
       const all = new Set([...pids, ...(await service.backends()).pids]);
       const postgres = [...all].reduce((sum, pid) => sum + Math.max(0, cpuSeconds([pid]) - (postgres0.get(pid) ?? 0)), 0);
@@ -374,6 +389,7 @@ async function main() {
         node: (node * 1000) / checkouts,
         postgres: (postgres * 1000) / checkouts,
         walwriter: ((wal1 - wal0) * 1000) / checkouts,
+        bench: (bench * 1000) / checkouts,
         perClaim: (stats.rows - before.done.rows) / Math.max(1, stats.claims - before.done.claims),
         load: os.loadavg()[0].toFixed(1),
       });
@@ -419,6 +435,9 @@ async function main() {
     );
     console.log(
       `  the service's process alone, without / with: ${(median(off.map((x) => x.node)) / median(on.map((x) => x.node))).toFixed(2)}; PostgreSQL alone: ${(median(off.map((x) => x.postgres)) / median(on.map((x) => x.postgres))).toFixed(2)}`,
+    );
+    console.log(
+      `  the bench's own processes (the fake FCM and this load client, on the same cores, in neither figure above): without ${median(off.map((x) => x.bench)).toFixed(2)}, with ${median(on.map((x) => x.bench)).toFixed(2)} ms per checkout (medians)`,
     );
     console.log(`load average at the end: ${load()}`);
   } finally {

@@ -21,6 +21,11 @@ if (!vmModules) {
   console.warn('embedded-database.test.ts skipped: run it with `npm test` (node --experimental-vm-modules).');
 }
 
+// A first start runs initdb inside PGlite's WebAssembly, then every migration: 10–20 s on an idle
+// two-core machine, past Jest's 30 s when the machine is busy (a newcomer's `npm test` beside other
+// work timed out here), so these tests get more time than the suite's default.
+jest.setTimeout(120_000);
+
 const MIGRATIONS = fs.readdirSync(path.resolve(__dirname, '..', 'migrations')).filter((f) => /^Migration.*\.ts$/.test(f)).length;
 
 let tmp: string;
