@@ -8,6 +8,8 @@
 import type { Channel, OutgoingMessage, Outcome } from '../src/modules/notifications/channel';
 import { createChannels, FcmChannel, WhatsAppChannel } from '../src/modules/notifications/channels';
 import { OutboxWorker, prune } from '../src/modules/notifications/worker';
+import { orderAloneStatement } from '../src/modules/orders/checkout-query';
+import { firstEventNotifications } from '../src/modules/orders/order-events';
 import { createLogger } from '../src/common/logger';
 import { eventually, signInDevice, useNotifyWorld } from './helpers/notifications';
 import { placeOrder } from './helpers/orders';
@@ -302,5 +304,60 @@ describe('the outbox table', () => {
     expect(def('notification_outbox_pending_index')).toMatch(/\(due_at\) WHERE \(\(status\)::text = 'pending'::text\)$/);
     expect(def('notification_outbox_event_unique')).toMatch(/^CREATE UNIQUE INDEX .* WHERE \(event_id IS NOT NULL\)$/);
     expect(def('notification_outbox_payment_event_unique')).toMatch(/^CREATE UNIQUE INDEX .* WHERE \(payment_event_id IS NOT NULL\)$/);
+  });
+
+  it("adds one insert to the checkout's statement: no CTE read again, no table it does not need, few plan nodes", async () => {
+    // The checkout's write statement as the service prepares it, with and without the new order's
+    // notifications, planned as the service's connections plan it after their first executions
+    // (generic): each plan node is set up on every execution (docs/perf/2026-11-28-notifications-pg.md).
+    const order = {
+      userId: t.w.customer.user.id,
+      storeId: t.w.owner.store.id,
+      address: {
+        id: t.w.addressId,
+        label: 'Home',
+        line1: '5 Rue Ibnou Sina',
+        line2: null,
+        city: null,
+        latitude: 33.5,
+        longitude: -7.6,
+        instructions: null,
+      },
+      status: 'pending_acceptance',
+      subtotalCents: 19800,
+      deliveryFeeCents: 1500,
+      discountCents: 0,
+      totalCents: 21300,
+      promoId: null,
+      promoCode: null,
+      items: [],
+    };
+    type Node = { 'Node Type': string; 'Relation Name'?: string; 'CTE Name'?: string; Plans?: Node[] };
+    const nodes = (plan: Node): Node[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+    const planOf = async (name: string, notifications: ReturnType<typeof firstEventNotifications>) => {
+      const { sql: text, params } = orderAloneStatement(order, null, new Date().toISOString(), notifications);
+      return t.server.db.orm.em.fork().transactional(async (tx) => {
+        await tx.execute('set local plan_cache_mode = force_generic_plan');
+        await tx.execute(`prepare ${name} as ${tx.getKnex().raw(text, params).toSQL().toNative().sql}`);
+        const values = params.map((v) => (v === null ? 'null' : `'${String(v).replace(/'/g, "''")}'`)).join(', ');
+        const [row] = await tx.execute(`explain (format json) execute ${name}(${values})`);
+        await tx.execute(`deallocate ${name}`);
+        return nodes((row['QUERY PLAN'] as { Plan: Node }[])[0].Plan);
+      });
+    };
+    const without = await planOf('checkout_alone', null);
+    const withThem = await planOf('checkout_notifying', firstEventNotifications('pending_acceptance'));
+    // The CTEs this replaced planned 23 more nodes, three scans of a materialised CTE and a join of drivers.
+    expect(withThem.length - without.length).toBeLessThanOrEqual(18);
+    expect(withThem.filter((n) => n['Node Type'] === 'CTE Scan' && !['o', 'e', 'lines'].includes(n['CTE Name']!))).toEqual([]);
+    const tables = (plan: Node[]) => plan.map((n) => n['Relation Name']).filter((name) => name !== undefined);
+    const added = tables(withThem).filter((name) => !tables(without).includes(name));
+    expect([...new Set(added)].sort()).toEqual([
+      'notification_outbox',
+      'notification_preferences',
+      'stores',
+      'user_devices',
+      'web_push_subscriptions',
+    ]);
   });
 });

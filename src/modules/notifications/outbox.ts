@@ -52,19 +52,11 @@ const STATUS_KINDS: Partial<Record<string, NotificationKind>> = {
   delivered: 'order_delivered',
 };
 
-/** A kind to write, its delay in seconds (0 = at once), and the order status it needs (null: any). */
-type KindToWrite = { kind: NotificationKind; delay: number; status: string | null };
+/** A kind to write and the order status it needs (null: any). */
+type KindToWrite = { kind: NotificationKind; status: string | null };
 
-/**
- * The kinds an event causes. A rejection is `order_rejected` here; the outbox statement makes it
- * `order_auto_rejected` when the order's reason says nobody answered in time (it reads the order
- * anyway). A status event whose status is left to the statement (null: `appendEvent` learns it
- * there) causes the kind of whichever status the order has, each kind tagged with its status. A
- * new order's reminder is not written with it: most orders are answered before it is due, so the
- * worker writes it only for the orders still unanswered then (`remindUnanswered`).
- */
 export function kindsOf(event: OutboxEventFacts): KindToWrite[] {
-  const now = (kind: NotificationKind) => ({ kind, delay: 0, status: null });
+  const now = (kind: NotificationKind) => ({ kind, status: null });
   if (event.type === 'driver_assigned') return [now('driver_assigned')];
   if (event.type === 'payment') {
     const status = event.data?.paymentStatus;
@@ -75,15 +67,15 @@ export function kindsOf(event: OutboxEventFacts): KindToWrite[] {
   }
   if (event.type !== 'status') return [];
   if (event.status === null) {
-    return Object.entries(STATUS_KINDS).map(([status, kind]) => ({ kind: kind!, delay: 0, status }));
+    return Object.entries(STATUS_KINDS).map(([status, kind]) => ({ kind: kind!, status }));
   }
   const kind = STATUS_KINDS[event.status];
   return kind ? [now(kind)] : [];
 }
 
 /**
- * The outbox rows of one event, as common table expressions to put in the statement that writes
- * the event (`, n_... as (...)`, the last one the insert): per kind, one row per device of the
+ * The outbox rows of one event, as a common table expression to put in the statement that writes
+ * the event (`, n_written as (insert ...)`; `kindsCtes`): per kind, one row per device of the
  * recipient with a push token and one per browser subscribed to Web Push (unless they turned that
  * channel off), and for a new order whose owner hears no push of either kind, one WhatsApp row
  * unless WhatsApp is off too. Order messages ignore the kind switches and quiet hours (those are
@@ -99,72 +91,78 @@ export function enqueueCtes(names: OutboxCteNames, event: OutboxEventFacts): { s
   const kinds = kindsOf(event);
   if (kinds.length === 0) return null;
   const cause = (name: string | undefined) => (name === undefined ? 'null::bigint' : `(select id from ${name})`);
-  const { sql, params } = kindsCtes(kinds, names.order, cause(names.event), cause(names.paymentEvent));
-  return {
-    sql: `,
-     ${sql}`,
-    params,
-  };
+  return { sql: `,\n     ${kindsCtes(kinds, names.order, cause(names.event), cause(names.paymentEvent))}`, params: [] };
 }
 
 /** The outbox rows of `kinds` about one order, caused by the order event `orderEvent` (a statement of its own: the reminders'). */
 function kindsStatement(orderId: number, orderEvent: string, kinds: KindToWrite[]): { sql: string; params: PreparedValue[] } {
-  const ctes = kindsCtes(kinds, 'n_order', '?::bigint', 'null::bigint');
   return {
     sql: `with n_order as (select id, status, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int),
-     ${ctes.sql}
+     ${kindsCtes(kinds, 'n_order', '?::bigint', 'null::bigint')}
      select count(*)::int as n from n_written`,
-    params: [orderId, ...ctes.params, orderEvent],
+    params: [orderId, orderEvent],
   };
 }
 
 /**
- * The CTEs writing the outbox rows of `kinds` about the order in the CTE `order` (one row: id,
- * status, user_id, store_id, driver_id, rejection_reason), caused by the order event `eventId` or
- * the payment event `paymentEventId` (SQL expressions: a placeholder's value follows `params`); a
- * kind tagged with a status is written only when the order has it. The last one, `n_written`, is
- * the insert (one row per row written).
+ * The CTE `n_written` writing the outbox rows of `kinds` about the order in the CTE `order` (one
+ * row: id, status, user_id, store_id, driver_id, rejection_reason), caused by the order event
+ * `eventId` or the payment event `paymentEventId` (SQL expressions; a placeholder's value follows
+ * the statement's others); a kind tagged with a status is written only when the order has it. One
+ * insert, one row per row written: per kind its recipient (a select of its own, the kind and what
+ * it joins written in, so one kind plans as one row), then per recipient a lateral of its devices
+ * with a push token, its browsers subscribed to Web Push (unless they turned that channel off)
+ * and, for a new order, WhatsApp when neither gives a row (unless WhatsApp is off too). Every
+ * plan node is set up again on each execution of the prepared statement: the CTEs this replaced (a
+ * values list, a recipient CTE materialised and read three times, a join of drivers for an owner's
+ * kind) cost a third more of what notifications add to the checkout's statement
+ * (docs/perf/2026-11-28-notifications-pg.md). A second writer of an event's rows (another
+ * instance's reminder pass) writes nothing: the unique keys are the arbiters.
  */
-function kindsCtes(kinds: KindToWrite[], order: string, eventId: string, paymentEventId: string): { sql: string; params: PreparedValue[] } {
-  const values = kinds.map(() => '(?::text, ?::text, ?::int, ?::text)').join(', ');
-  const params = kinds.flatMap(({ kind, delay, status }) => [kind, KINDS[kind], delay, status]);
-  return {
-    sql: `n_kinds (kind, role, delay, status) as (values ${values}),
-     n_who as (
-       select o.id as order_id,
-         case when k.kind = 'order_rejected' and o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else k.kind end as kind,
-         k.delay, case k.role when 'customer' then o.user_id when 'owner' then s.owner_id else d.user_id end as user_id
-       from n_kinds k cross join ${order} o join stores s on s.id = o.store_id left join drivers d on d.id = o.driver_id
-       where k.status is null or k.status = o.status
-     ),
-     n_prefs as (
-       select who.*, coalesce(p.push, true) as push, coalesce(p.whatsapp, true) as whatsapp, coalesce(p.web_push, true) as web_push,
-         exists (select 1 from user_devices dev where dev.user_id = who.user_id and dev.push_token is not null) as has_device,
-         exists (select 1 from web_push_subscriptions w where w.user_id = who.user_id) as has_browser
-       from n_who who left join notification_preferences p on p.user_id = who.user_id
-       where who.user_id is not null
-     ),
-     n_wanted as (
-       select prefs.order_id, prefs.kind, prefs.delay, prefs.user_id, 'push' as channel, 'device:' || dev.id as target
-       from n_prefs prefs join user_devices dev on dev.user_id = prefs.user_id and dev.push_token is not null
-       where prefs.push
-       union all
-       select prefs.order_id, prefs.kind, prefs.delay, prefs.user_id, 'web_push', 'webpush:' || w.id
-       from n_prefs prefs join web_push_subscriptions w on w.user_id = prefs.user_id
-       where prefs.web_push
-       union all
-       select order_id, kind, delay, user_id, 'whatsapp', 'phone'
-       from n_prefs
-       where kind = 'new_order' and whatsapp and not (push and has_device) and not (web_push and has_browser)
-     ),
-     n_written as (
-       insert into notification_outbox (event_id, payment_event_id, order_id, kind, user_id, channel, target, due_at)
-       select ${eventId}, ${paymentEventId}, order_id, kind, user_id, channel, target, now() + make_interval(secs => delay) from n_wanted
+function kindsCtes(kinds: KindToWrite[], order: string, eventId: string, paymentEventId: string): string {
+  const whatsapp = kinds.some(({ kind }) => kind === 'new_order');
+  const onlyNewOrder = whatsapp && kinds.length === 1;
+  return `n_written as (
+       insert into notification_outbox (event_id, payment_event_id, order_id, kind, user_id, channel, target)
+       select ${eventId}, ${paymentEventId}, w.order_id, w.kind, w.user_id, t.channel, t.target
+       from (${kinds.map((k) => recipient(k, order)).join('\n         union all ')}) w
+       left join notification_preferences p on p.user_id = w.user_id
+       cross join lateral (
+         select 'push' as channel, 'device:' || dev.id as target from user_devices dev
+         where coalesce(p.push, true) and dev.user_id = w.user_id and dev.push_token is not null
+         union all
+         select 'web_push', 'webpush:' || b.id from web_push_subscriptions b where coalesce(p.web_push, true) and b.user_id = w.user_id${
+           whatsapp
+             ? `
+         union all
+         select 'whatsapp', 'phone'
+         where ${onlyNewOrder ? '' : "w.kind = 'new_order' and "}coalesce(p.whatsapp, true)
+           and not (coalesce(p.push, true) and exists (select from user_devices dev where dev.user_id = w.user_id and dev.push_token is not null))
+           and not (coalesce(p.web_push, true) and exists (select from web_push_subscriptions b where b.user_id = w.user_id))`
+             : ''
+         }
+       ) t
+       where w.user_id is not null
        on conflict do nothing
        returning 1
-     )`,
-    params,
-  };
+     )`;
+}
+
+/**
+ * The recipient of one kind about the order in the CTE `order`: its order_id, kind and user_id
+ * (the customer, the store's owner or the driver). The kind and the status are code's constants
+ * (KINDS, STATUS_KINDS), written into the text.
+ */
+function recipient({ kind, status }: KindToWrite, order: string): string {
+  const role = KINDS[kind];
+  const who = role === 'customer' ? 'o.user_id' : role === 'owner' ? 's.owner_id' : 'd.user_id';
+  const join = role === 'owner' ? ' join stores s on s.id = o.store_id' : role === 'driver' ? ' join drivers d on d.id = o.driver_id' : '';
+  // A rejection nobody answered in time is the auto-rejection (the order's reason says so).
+  const written =
+    kind === 'order_rejected'
+      ? `case when o.rejection_reason = 'not_accepted_in_time' then 'order_auto_rejected' else 'order_rejected' end`
+      : `'${kind}'`;
+  return `select o.id as order_id, ${written}::text as kind, ${who} as user_id from ${order}${order === 'o' ? '' : ' o'}${join}${status === null ? '' : ` where o.status = '${status}'`}`;
 }
 
 /**
@@ -228,9 +226,7 @@ export async function remindUnanswered(
         [horizon, expired, after.placedAt, after.orderId, REMINDER_BATCH],
       );
       for (const order of rows) {
-        const { sql, params } = kindsStatement(order.order_id, String(order.event_id), [
-          { kind: 'accept_reminder', delay: 0, status: null },
-        ]);
+        const { sql, params } = kindsStatement(order.order_id, String(order.event_id), [{ kind: 'accept_reminder', status: null }]);
         written += (await executePrepared<{ n: number }>(tx, sql, params))[0].n;
       }
       return rows;
