@@ -25,6 +25,7 @@ import { Order, OrderItem, OrderItemExtra } from '../modules/orders/order.entity
 import { OrderEvent } from '../modules/orders/order-event.entity';
 import { NotificationOutbox } from '../modules/notifications/notification.entity';
 import { NotificationPreference } from '../modules/notifications/preference.entity';
+import { NotificationTarget } from '../modules/notifications/notification-target.entity';
 import { WebPushSubscription } from '../modules/notifications/web-push.entity';
 import { IdempotencyKey } from '../modules/orders/idempotency-key.entity';
 import { PaymentMethod } from '../modules/payments/payment-method.entity';
@@ -67,6 +68,7 @@ export const entities = [
   OrderEvent,
   NotificationOutbox,
   NotificationPreference,
+  NotificationTarget,
   WebPushSubscription,
   IdempotencyKey,
   PaymentMethod,

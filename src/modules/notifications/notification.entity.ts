@@ -12,16 +12,13 @@ export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
  * The notification outbox: one row per (event, kind, channel, recipient device), written in the
  * transaction of the event (outbox.ts) and sent after commit by the worker of any instance
  * (worker.ts). The event is the order's, or a payment's once the order's stream has ended
- * (payment-ledger.ts). The unique keys are what keep two instances from sending one twice.
+ * (payment-ledger.ts). The unique key is what keeps two writers from writing one twice (its
+ * order first: it also serves the order's reads, the sent log and the reminders').
  */
 @Entity({ tableName: 'notification_outbox' })
 @Unique({
-  name: 'notification_outbox_event_unique',
-  expression: `create unique index "notification_outbox_event_unique" on "notification_outbox" ("event_id", "kind", "channel", "target") where event_id is not null`,
-})
-@Unique({
-  name: 'notification_outbox_payment_event_unique',
-  expression: `create unique index "notification_outbox_payment_event_unique" on "notification_outbox" ("payment_event_id", "kind", "channel", "target") where payment_event_id is not null`,
+  name: 'notification_outbox_unique',
+  expression: `create unique index "notification_outbox_unique" on "notification_outbox" ("order_id", "event_id", "payment_event_id", "kind", "channel", "target") nulls not distinct`,
 })
 @Check({ name: 'notification_outbox_one_source', expression: '(event_id is null) <> (payment_event_id is null)' })
 @Index({
@@ -33,17 +30,19 @@ export class NotificationOutbox {
   id!: string;
 
   /**
-   * The cause, in the statement that writes it: no foreign key to the order event or to the user
-   * (their checks were a key-share lock per row, the owner's users row locked by every checkout of
-   * the store); the order's key cascades a deletion (docs/decisions.md, Notifications).
+   * The cause, in the statement that writes it: no foreign key to the order event, the payment
+   * event, the order or the user (each check was a query and a key-share lock per row, the owner's
+   * users row locked by every checkout of the store; they checked what the statement had just
+   * written or read: docs/decisions.md, Notifications).
    */
   @ManyToOne(() => OrderEvent, { ref: true, nullable: true, createForeignKeyConstraint: false })
   event?: Ref<OrderEvent> | null;
 
-  @ManyToOne(() => PaymentEvent, { ref: true, deleteRule: 'cascade', nullable: true })
+  @ManyToOne(() => PaymentEvent, { ref: true, nullable: true, createForeignKeyConstraint: false })
   paymentEvent?: Ref<PaymentEvent> | null;
 
-  @ManyToOne(() => Order, { ref: true, deleteRule: 'cascade', index: true })
+  /** No foreign key either (an order's deletion leaves its rows: skipped if pending, then pruned); `notification_outbox_unique` leads with it for the order's reads. */
+  @ManyToOne(() => Order, { ref: true, createForeignKeyConstraint: false })
   order!: Ref<Order>;
 
   /** What happened, for this recipient: new_order, order_accepted, ... (messages.ts). */

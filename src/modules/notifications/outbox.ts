@@ -91,14 +91,14 @@ export function enqueueCtes(names: OutboxCteNames, event: OutboxEventFacts): { s
   const kinds = kindsOf(event);
   if (kinds.length === 0) return null;
   const cause = (name: string | undefined) => (name === undefined ? 'null::bigint' : `(select id from ${name})`);
-  return { sql: `,\n     ${kindsCtes(kinds, names.order, cause(names.event), cause(names.paymentEvent))}`, params: [] };
+  return { sql: `,\n     ${kindsCtes(kinds, names.order, cause(names.event), cause(names.paymentEvent), false)}`, params: [] };
 }
 
 /** The outbox rows of `kinds` about one order, caused by the order event `orderEvent` (a statement of its own: the reminders'). */
 function kindsStatement(orderId: number, orderEvent: string, kinds: KindToWrite[]): { sql: string; params: PreparedValue[] } {
   return {
     sql: `with n_order as (select id, status, user_id, store_id, driver_id, rejection_reason from orders where id = ?::int),
-     ${kindsCtes(kinds, 'n_order', '?::bigint', 'null::bigint')}
+     ${kindsCtes(kinds, 'n_order', '?::bigint', 'null::bigint', true)}
      select count(*)::int as n from n_written`,
     params: [orderId, orderEvent],
   };
@@ -110,40 +110,25 @@ function kindsStatement(orderId: number, orderEvent: string, kinds: KindToWrite[
  * `eventId` or the payment event `paymentEventId` (SQL expressions; a placeholder's value follows
  * the statement's others); a kind tagged with a status is written only when the order has it. One
  * insert, one row per row written: per kind its recipient (a select of its own, the kind and what
- * it joins written in, so one kind plans as one row), then per recipient a lateral of its devices
- * with a push token, its browsers subscribed to Web Push (unless they turned that channel off)
- * and, for a new order, WhatsApp when neither gives a row (unless WhatsApp is off too). Every
- * plan node is set up again on each execution of the prepared statement: the CTEs this replaced (a
- * values list, a recipient CTE materialised and read three times, a join of drivers for an owner's
- * kind) cost a third more of what notifications add to the checkout's statement
- * (docs/perf/2026-11-28-notifications-pg.md). A second writer of an event's rows (another
- * instance's reminder pass) writes nothing: the unique keys are the arbiters.
+ * it joins written in, so one kind plans as one row), then the recipient's targets
+ * (notification-target.entity.ts: its devices with a push token, its browsers subscribed to Web
+ * Push, or WhatsApp, as its preferences say; kept by triggers), WhatsApp for a new order only.
+ * Every plan node is set up again on each execution of the prepared statement: reading the
+ * preferences, devices and browsers here cost a third of what notifications added to the
+ * checkout's statement (docs/perf/2026-11-28-notifications-pg-2.md). `arbiter`: a writer that can
+ * meet rows already written (the reminders': another instance's pass, or its own looking again)
+ * writes nothing for them, the unique key the arbiter; an event's own statement writes its new
+ * event's rows, which nothing can have written before (no arbiter: a speculative insertion costs).
  */
-function kindsCtes(kinds: KindToWrite[], order: string, eventId: string, paymentEventId: string): string {
+function kindsCtes(kinds: KindToWrite[], order: string, eventId: string, paymentEventId: string, arbiter: boolean): string {
   const whatsapp = kinds.some(({ kind }) => kind === 'new_order');
   const onlyNewOrder = whatsapp && kinds.length === 1;
+  const channels = onlyNewOrder ? '' : ` and (t.channel <> 'whatsapp'${whatsapp ? ` or w.kind = 'new_order'` : ''})`;
   return `n_written as (
        insert into notification_outbox (event_id, payment_event_id, order_id, kind, user_id, channel, target)
        select ${eventId}, ${paymentEventId}, w.order_id, w.kind, w.user_id, t.channel, t.target
        from (${kinds.map((k) => recipient(k, order)).join('\n         union all ')}) w
-       left join notification_preferences p on p.user_id = w.user_id
-       cross join lateral (
-         select 'push' as channel, 'device:' || dev.id as target from user_devices dev
-         where coalesce(p.push, true) and dev.user_id = w.user_id and dev.push_token is not null
-         union all
-         select 'web_push', 'webpush:' || b.id from web_push_subscriptions b where coalesce(p.web_push, true) and b.user_id = w.user_id${
-           whatsapp
-             ? `
-         union all
-         select 'whatsapp', 'phone'
-         where ${onlyNewOrder ? '' : "w.kind = 'new_order' and "}coalesce(p.whatsapp, true)
-           and not (coalesce(p.push, true) and exists (select from user_devices dev where dev.user_id = w.user_id and dev.push_token is not null))
-           and not (coalesce(p.web_push, true) and exists (select from web_push_subscriptions b where b.user_id = w.user_id))`
-             : ''
-         }
-       ) t
-       where w.user_id is not null
-       on conflict do nothing
+       join notification_targets t on t.user_id = w.user_id${channels}${arbiter ? '\n       on conflict do nothing' : ''}
        returning 1
      )`;
 }
