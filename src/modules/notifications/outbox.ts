@@ -168,7 +168,7 @@ const REMINDER_BATCH = 200;
 /**
  * The owner's reminder of each order still unanswered `reminderAfterSeconds` after it was
  * placed (and not yet past its deadline), written once per order as its event's rows are (the
- * same recipients and channels, caused by the order's first event: the unique keys make a
+ * same recipients and channels, caused by the order's first event: the unique key makes a
  * second writer's rows, another instance's or a pass's looking again, nothing). The worker calls
  * it every few seconds, so a reminder goes out within that time of being due. A pass looks only
  * at the orders placed after `since`, the mark the previous pass answered, up to its horizon (now
