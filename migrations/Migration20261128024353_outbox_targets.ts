@@ -19,9 +19,6 @@ export class Migration20261128024353_outbox_targets extends Migration {
       `alter table "notification_targets" add constraint "notification_targets_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`,
     );
 
-    this.addSql(`alter table "notification_outbox" drop constraint "notification_outbox_order_id_foreign";`);
-    this.addSql(`alter table "notification_outbox" drop constraint "notification_outbox_payment_event_id_foreign";`);
-
     this.addSql(`drop index "notification_outbox_event_unique";`);
     this.addSql(`drop index "notification_outbox_order_id_index";`);
     this.addSql(`drop index "notification_outbox_payment_event_unique";`);
@@ -49,12 +46,15 @@ export class Migration20261128024353_outbox_targets extends Migration {
             and not (coalesce(p.push, true) and exists (select from user_devices dev where dev.user_id = u.id and dev.push_token is not null))
             and not (coalesce(p.web_push, true) and exists (select from web_push_subscriptions b where b.user_id = u.id))
         ) t${where}`;
-    // One writer of a user's targets at a time (the transaction's lock on the user's number), each
+    // One writer of a user's targets at a time (the transaction's lock on the user's row), each
     // reading what the one before it committed (a read-committed statement's own snapshot): two
-    // transactions removing a device each would otherwise each keep the other's.
+    // transactions removing a device each would otherwise each keep the other's. A row lock, not
+    // an advisory one: it takes no room in the shared lock table, which a bulk load of tens of
+    // thousands of users in one transaction (the demo city's owners) would fill. `no key update`
+    // does not wait for, nor block, the key-share locks of foreign-key checks (orders, devices).
     this.addSql(`create function notification_targets_refresh(target_user int) returns void language plpgsql as $fn$
       begin
-        perform pg_advisory_xact_lock(hashtext('notification_targets'), target_user);
+        perform 1 from users where id = target_user for no key update;
         delete from notification_targets where user_id = target_user;
         ${targetsOf(' where u.id = target_user')};
       end $fn$;`);
@@ -84,6 +84,11 @@ export class Migration20261128024353_outbox_targets extends Migration {
         for each row when (${changed}) execute function notification_targets_of_row();`);
     }
     this.addSql(`${targetsOf('')};`);
+
+    // Last: dropping a foreign key locks the table it refers to (orders, payment_events) against
+    // every read until the migration commits; after the index and the backfill, that is moments.
+    this.addSql(`alter table "notification_outbox" drop constraint "notification_outbox_order_id_foreign";`);
+    this.addSql(`alter table "notification_outbox" drop constraint "notification_outbox_payment_event_id_foreign";`);
   }
 
   override async down(): Promise<void> {
@@ -98,6 +103,10 @@ export class Migration20261128024353_outbox_targets extends Migration {
     this.addSql(`drop table if exists "notification_targets" cascade;`);
 
     this.addSql(`drop index "notification_outbox_unique";`);
+
+    // Rows whose order or payment event went while no key held them would fail the keys' validation.
+    this.addSql(`delete from notification_outbox n where not exists (select from orders o where o.id = n.order_id)
+      or (n.payment_event_id is not null and not exists (select from payment_events e where e.id = n.payment_event_id));`);
 
     this.addSql(
       `alter table "notification_outbox" add constraint "notification_outbox_order_id_foreign" foreign key ("order_id") references "orders" ("id") on update cascade on delete cascade;`,

@@ -302,6 +302,10 @@ export async function prepareOrders(databaseUrl: string, count: number) {
 
 /** The bench's orders (and with them their events and outbox rows) go: the positions path must not dispatch them. */
 export async function removeOrders(client: Client): Promise<void> {
+  // The outbox has no foreign key to its orders (migration outbox_targets): its rows go by name.
+  await client.query(
+    `delete from notification_outbox where order_id in (select o.id from orders o join users u on u.id = o.user_id where u.phone_number like '+2126100%')`,
+  );
   await client.query(`delete from orders where user_id in (select id from users where phone_number like '+2126100%')`);
   await client.query(`delete from socket_leases where user_id in (select id from users where phone_number like '+2126100%')`);
 }

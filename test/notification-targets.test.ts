@@ -5,7 +5,9 @@
  * changes to one user's devices leave what the last of them sees.
  */
 import { Client } from 'pg';
+import { resetCatalog } from '../src/db/seed/demo-city';
 import { signInDevice, useNotifyWorld } from './helpers/notifications';
+import { orderWorld, placeOrder } from './helpers/orders';
 
 const t = useNotifyWorld();
 const sql = <T = any>(query: string, params: unknown[] = []) => t.server.db.orm.em.fork().execute<T[]>(query, params);
@@ -77,5 +79,39 @@ describe('notification targets', () => {
       await second.end();
     }
     expect(await targetsOf(owner)).toEqual(['whatsapp phone']);
+  });
+
+  it("hold a user's row while they change, never a slot of the shared lock table (a bulk load of users would fill it)", async () => {
+    const client = new Client({ connectionString: t.server.db.orm.config.get('clientUrl') });
+    await client.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ id: number }>(
+        `insert into users (phone_number, first_name, last_name) select '+1555001' || lpad(i::text, 4, '0'), 'Bulk', 'User'
+           from generate_series(1, 50) i returning id`,
+      );
+      const locks = await client.query<{ kind: string; n: number }>(
+        `select locktype as kind, count(*)::int as n from pg_locks where pid = pg_backend_pid() and locktype in ('advisory', 'tuple') group by 1`,
+      );
+      expect(locks.rows).toEqual([]);
+      const targets = await client.query<{ n: number }>(`select count(*)::int as n from notification_targets where user_id = any($1)`, [
+        rows.map((r) => r.id),
+      ]);
+      expect(targets.rows[0].n).toBe(50);
+      await client.query('rollback');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('leave with the catalogue: after a reset, the orders that take the old ids again are written and notified', async () => {
+    expect((await placeOrder(t.server, t.w)).status).toBe(201);
+    await resetCatalog(t.server.db.orm.em.fork());
+    expect(await sql(`select id from notification_outbox`)).toEqual([]);
+    const again = await orderWorld(t.server, t.make);
+    const res = await placeOrder(t.server, again);
+    expect(res.status).toBe(201);
+    const rows = await sql<{ order_id: number; kind: string }>(`select order_id, kind from notification_outbox`);
+    expect(rows).toEqual([{ order_id: res.body.data.order_id, kind: 'new_order' }]);
   });
 });
