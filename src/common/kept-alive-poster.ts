@@ -1,13 +1,15 @@
 /**
  * The one way the service POSTs to a messaging provider (FCM, WhatsApp's notifications and
  * sign-in codes): kept-alive HTTP/1.1 connections of undici's Agent (the Node.js project's HTTP
- * client, the one under Node's own fetch), through its plain `request`, not fetch. fetch cost ~5×
- * the CPU per send of node:http (docs/perf/2026-11-26-notifications-3.md), and node:http ~1.3–2×
- * undici's `request`, most of a notification's cost in the service's process
- * (docs/perf/2026-11-28-notifications-node.md).
+ * client, the one under Node's own fetch), through its `dispatch` with a handler, not its
+ * `request` nor fetch. fetch cost ~5× the CPU per send of node:http
+ * (docs/perf/2026-11-26-notifications-3.md), node:http ~1.3–2× undici's `request`
+ * (docs/perf/2026-11-28-notifications-node.md), and `request` ~1.3× `dispatch` in the service's
+ * process, where a send is most of a notification's cost: `request` wraps each answer in a
+ * promise, a body stream and an async resource, each paying the async hooks MikroORM's
+ * AsyncLocalStorage turns on (docs/perf/2026-11-28-notifications-send.md).
  */
-import { EventEmitter } from 'node:events';
-import { Agent } from 'undici';
+import { Agent, Dispatcher } from 'undici';
 
 /** An HTTP answer: its status, its body as JSON ({} when it is not) and as text (the first 64 KB), its Retry-After. */
 export interface Answer {
@@ -19,8 +21,8 @@ export interface Answer {
 
 export const answeredOk = (answer: Answer) => answer.status >= 200 && answer.status < 300;
 
-/** How much of an answer's body is kept (the rest is read and dropped). */
-const KEPT_CHARS = 65_536;
+/** How much of an answer's body is kept, in whole chunks (the rest is read and dropped). */
+const KEPT_BYTES = 65_536;
 
 export class KeptAlivePoster {
   /**
@@ -46,39 +48,62 @@ export class KeptAlivePoster {
     if (deadlineMs <= 0) return Promise.reject(new Error('no time left before the deadline'));
     const target = new URL(url);
     return new Promise((resolve, reject) => {
-      // undici takes an EventEmitter as the abort signal: the deadline emits 'abort', which drops
-      // the request from the queue or, once sent, its connection.
-      const signal = new EventEmitter();
-      let late = false;
-      const deadline = setTimeout(() => {
-        late = true;
-        signal.emit('abort');
-      }, deadlineMs);
+      // Set once the send has failed or been answered: whatever undici reports after is ignored.
+      let settled = false;
+      // Undici's handle on the request, from when a connection takes it (null while it waits in the queue).
+      let controller: Dispatcher.DispatchController | null = null;
+      const late = () => new Error(`no full answer within ${deadlineMs} ms`);
       const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(deadline);
-        reject(late ? new Error(`no full answer within ${deadlineMs} ms`) : error);
+        reject(error);
       };
-      this.agent
-        .request({ origin: target.origin, path: target.pathname + target.search, method: 'POST', headers, body, signal })
-        .then((res) => {
-          let text = '';
-          res.body.setEncoding('utf8');
-          res.body.on('data', (chunk: string) => {
-            if (text.length < KEPT_CHARS) text += chunk;
-          });
-          res.body.on('error', fail);
-          res.body.on('end', () => {
+      // At the deadline the send fails at once; aborting drops the request from the queue (when a
+      // connection takes it, before it is written) or, once sent, its connection.
+      const deadline = setTimeout(() => {
+        fail(late());
+        controller?.abort(late());
+      }, deadlineMs);
+      let status = 0;
+      let retryAfter: string | null = null;
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      this.agent.dispatch(
+        { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers, body },
+        {
+          onRequestStart(started) {
+            controller = started;
+            if (settled) started.abort(late());
+          },
+          onResponseStart(_controller, statusCode, answerHeaders) {
+            status = statusCode;
+            const value = answerHeaders['retry-after'];
+            retryAfter = typeof value === 'string' ? value : null;
+          },
+          onResponseData(_controller, chunk) {
+            if (keptBytes >= KEPT_BYTES) return;
+            kept.push(chunk);
+            keptBytes += chunk.length;
+          },
+          onResponseEnd() {
+            if (settled) return;
+            settled = true;
             clearTimeout(deadline);
+            const text = Buffer.concat(kept).toString('utf8');
             let json: unknown = {};
             try {
               json = text ? JSON.parse(text) : {};
             } catch {
               // not JSON: nothing to read in it
             }
-            const retryAfter = res.headers['retry-after'];
-            resolve({ status: res.statusCode, json, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null });
-          });
-        }, fail);
+            resolve({ status, json, text, retryAfter });
+          },
+          onResponseError(_controller, error) {
+            fail(error);
+          },
+        },
+      );
     });
   }
 }
