@@ -48,8 +48,14 @@ export class FcmChannel implements Channel {
     return this.poster.post(url, headers, body, deadlineMs);
   }
 
+  /** The access token, unless none is held or it is about to expire. */
+  private tokenInHand(): string | null {
+    return this.token && this.token.until > Date.now() ? this.token.value : null;
+  }
+
   private accessToken(): Promise<string> {
-    if (this.token && this.token.until > Date.now()) return Promise.resolve(this.token.value);
+    const inHand = this.tokenInHand();
+    if (inHand !== null) return Promise.resolve(inHand);
     return (this.pendingToken ??= this.exchange().finally(() => (this.pendingToken = null)));
   }
 
@@ -84,9 +90,8 @@ export class FcmChannel implements Channel {
     const until = Date.now() + this.deadlineMs;
     // A token in hand is used at once: the race against the deadline (a timer and four promises,
     // each paying the async hooks in the service) is for a send that has to wait for one.
-    let token: string;
-    if (this.token && this.token.until > Date.now()) token = this.token.value;
-    else {
+    let token = this.tokenInHand();
+    if (token === null) {
       try {
         token = await within(this.accessToken(), until - Date.now(), `no access token within the send's deadline`);
       } catch (error) {
